@@ -1,0 +1,61 @@
+// The core in JavaScript, for the browser and Node 20 alike.
+//   const core = await loadAttention();
+//   const result = core.run({module: 'softmax', inputs: [{name: 'x', shape: [3], data: [1, 2, 3]}]});
+//   result.outputs[0].data   // Float32Array, a copy owned by JS
+// run() owns the C++ Run object and deletes it before returning, so callers cannot leak. Errors
+// from the core arrive as JS Errors carrying the core's message; the module stays usable.
+// The WASM glue is build/wasm/attention.js (Embind, bindings.cpp beside this file).
+import createAttentionModule from '../build/wasm/attention.js';
+
+const wasmUrl = new URL('../build/wasm/attention.wasm', import.meta.url);
+
+async function wasmBytes(url) {
+  if (typeof process !== 'undefined' && process.versions?.node && url.protocol === 'file:') {
+    // Node: read the file (Emscripten 3.1.6's loader breaks on Node 20's global fetch).
+    const { readFile } = await import('node:fs/promises');
+    return readFile(url);
+  }
+  const response = await fetch(url);
+  if (!response.ok) throw new Error(`cannot load ${url}: HTTP ${response.status}`);
+  return new Uint8Array(await response.arrayBuffer());
+}
+
+export class AttentionCore {
+  constructor(module) {
+    this._m = module;
+    this._modules = JSON.parse(module.modulesJson());
+  }
+
+  // scenario: an object or a JSON string (core/SCENARIO.md). Returns
+  // {module, outputs: [{name, shape, data}], steps: [{name, shape, dims, code, cpp, data}],
+  //  inputs: [...] (with scenario.return_inputs), params: [...] (with scenario.return_params)}.
+  run(scenario) {
+    const text = typeof scenario === 'string' ? scenario : JSON.stringify(scenario);
+    const run = new this._m.Run(text);
+    try {
+      if (!run.ok()) throw new Error(run.error());
+      const meta = JSON.parse(run.meta());
+      meta.outputs.forEach((o, i) => { o.data = run.output(i).slice(); });
+      meta.inputs.forEach((o, i) => { o.data = run.input(i).slice(); });
+      meta.params.forEach((o, i) => { o.data = run.param(i).slice(); });
+      meta.steps.forEach((s, i) => { s.data = run.step(i).slice(); });
+      return meta;
+    } finally {
+      run.delete();
+    }
+  }
+
+  // [{id, seed, seed_name, summary, args: [{name, type, required, default, min, max, help}], inputs, outputs}]
+  modules() { return this._modules; }
+  version() { return this._m.version(); }
+  kernels() { return this._m.kernelsName(); }
+  setUseSimd(on) { this._m.setUseSimd(!!on); }
+  heapBytes() { return this._m.HEAPU8.length; }  // the WASM memory's size
+  heapUsed() { return this._m.heapUsed(); }        // bytes allocated by malloc now
+}
+
+export async function loadAttention() {
+  const wasmBinary = await wasmBytes(wasmUrl);
+  const module = await createAttentionModule({ wasmBinary });
+  return new AttentionCore(module);
+}

@@ -1,0 +1,81 @@
+// Embind bindings: thin, no math. A run is a C++ object (Run) that owns the result; JS reads
+// its metadata as JSON and each tensor as a Float32Array view into the WASM heap (valid until
+// the Run is deleted or memory grows: attention.mjs copies them out, then deletes the Run).
+// Errors never cross as C++ exceptions: a failed Run carries the core's message instead.
+#include <emscripten/bind.h>
+#include <malloc.h>
+
+#include <nlohmann/json.hpp>
+
+#include "scenario.hpp"
+#include "kernels.hpp"
+
+using namespace emscripten;
+
+namespace {
+
+class Run {
+ public:
+  explicit Run(const std::string& scenario_json) {
+    try {
+      result_ = attn::run(attn::parse_scenario(scenario_json));
+      for (auto* list : {&result_.outputs, &result_.inputs, &result_.params})
+        for (auto& t : *list) t.value = t.value.contiguous();  // views handed out need packed data
+      ok_ = true;
+    } catch (const std::bad_alloc&) {
+      error_ = "out of memory: the scenario is too large for the WebAssembly heap";
+    } catch (const std::exception& e) {
+      error_ = e.what();
+    }
+  }
+  bool ok() const { return ok_; }
+  std::string error() const { return error_; }
+  // {"module", "outputs": [{name, shape}], "steps": [{name, shape, dims, code, cpp}], "inputs", "params"}
+  std::string meta() const {
+    nlohmann::json j = {{"module", result_.module}, {"outputs", nlohmann::json::array()}, {"steps", nlohmann::json::array()},
+                        {"inputs", nlohmann::json::array()}, {"params", nlohmann::json::array()}};
+    for (const char* key : {"outputs", "inputs", "params"})
+      for (const auto& o : list(key)) j[key].push_back({{"name", o.name}, {"shape", o.value.shape()}});
+    for (const auto& s : result_.steps)
+      j["steps"].push_back({{"name", s.name}, {"shape", s.value.shape()}, {"dims", s.dims}, {"code", s.code}, {"cpp", s.cpp}});
+    return j.dump();
+  }
+  val output(int i) const { return view(result_.outputs.at(static_cast<size_t>(i)).value); }
+  val input(int i) const { return view(result_.inputs.at(static_cast<size_t>(i)).value); }
+  val param(int i) const { return view(result_.params.at(static_cast<size_t>(i)).value); }
+  val step(int i) const { return view(result_.steps.at(static_cast<size_t>(i)).value); }
+
+ private:
+  const std::vector<attn::NamedTensor>& list(const std::string& key) const {
+    return key == "outputs" ? result_.outputs : key == "inputs" ? result_.inputs : result_.params;
+  }
+  static val view(const attn::Tensor& t) {
+    return val(typed_memory_view(static_cast<size_t>(t.numel()), t.base()));  // packed: see the constructor
+  }
+  bool ok_ = false;
+  std::string error_;
+  attn::Result result_;
+};
+
+std::string kernels_name() { return attn::kernels().name; }
+// Bytes malloc has handed out and not had back: leak checks compare it across many runs.
+double heap_used() { return static_cast<double>(mallinfo().uordblks); }
+
+}  // namespace
+
+EMSCRIPTEN_BINDINGS(attention) {
+  class_<Run>("Run")
+      .constructor<std::string>()
+      .function("ok", &Run::ok)
+      .function("error", &Run::error)
+      .function("meta", &Run::meta)
+      .function("output", &Run::output)
+      .function("input", &Run::input)
+      .function("param", &Run::param)
+      .function("step", &Run::step);
+  function("modulesJson", &attn::modules_json);
+  function("version", &attn::version);
+  function("kernelsName", &kernels_name);
+  function("setUseSimd", &attn::set_use_simd);
+  function("heapUsed", &heap_used);
+}

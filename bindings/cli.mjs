@@ -1,0 +1,53 @@
+#!/usr/bin/env node
+// The WASM core from the command line, twin of build/native/attention-cli:
+//   node bindings/cli.mjs run FILE.json    print the result JSON ("-" reads stdin)
+//   node bindings/cli.mjs modules          print the module table
+// Bad input: exit 1 with one line "error: ..." on stderr.
+import { readFileSync } from 'node:fs';
+import { loadAttention } from './attention.mjs';
+
+// Same layout as the native CLI's result_to_json: floats with 9 significant digits (round-trip float32).
+export function resultToJson(r) {
+  const num = (v) => (Number.isFinite(v) ? String(Number(v.toPrecision(9))) : Number.isNaN(v) ? 'null' : v > 0 ? '1e999' : '-1e999');
+  const arr = (data) => `[${Array.from(data, num).join(',')}]`;
+  const out = r.outputs.map((o) => `{"name":${JSON.stringify(o.name)},"shape":${JSON.stringify(o.shape)},"data":${arr(o.data)}}`);
+  let s = `{"module":${JSON.stringify(r.module)},"outputs":[\n${out.join(',\n')}]`;
+  if (r.steps.length) {
+    const steps = r.steps.map((st) => `{"name":${JSON.stringify(st.name)},"shape":${JSON.stringify(st.shape)},"dims":${JSON.stringify(st.dims)},`
+      + `"code":${JSON.stringify(st.code)},"cpp":${JSON.stringify(st.cpp)},"data":${arr(st.data)}}`);
+    s += `,"steps":[\n${steps.join(',\n')}]`;
+  }
+  for (const key of ['inputs', 'params']) {
+    if (r[key]?.length) s += `,"${key}":[\n${r[key].map((o) => `{"name":${JSON.stringify(o.name)},"shape":${JSON.stringify(o.shape)},"data":${arr(o.data)}}`).join(',\n')}]`;
+  }
+  return `${s}}\n`;
+}
+
+async function main(argv) {
+  const [cmd, file] = argv;
+  if (cmd === 'modules' && argv.length === 1) {
+    process.stdout.write(`${JSON.stringify((await loadAttention()).modules())}\n`);
+    return 0;
+  }
+  if (cmd !== 'run' || argv.length !== 2) {
+    process.stderr.write('usage: node bindings/cli.mjs run FILE.json | node bindings/cli.mjs modules\n');
+    return 2;
+  }
+  let text;
+  try {
+    text = readFileSync(file === '-' ? 0 : file, 'utf8');
+  } catch {
+    process.stderr.write(`error: cannot read scenario file '${file}': check the path\n`);
+    return 1;
+  }
+  const core = await loadAttention();
+  try {
+    process.stdout.write(resultToJson(core.run(text)));
+    return 0;
+  } catch (e) {
+    process.stderr.write(`error: ${String(e.message).replace(/\n/g, ' ')}\n`);
+    return 1;
+  }
+}
+
+process.exitCode = await main(process.argv.slice(2));

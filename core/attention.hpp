@@ -1,0 +1,23 @@
+// Attention Playground core: the PyTorch code of five attention tutorials (../shared/seeds) in
+// C++17 with xsimd kernels, number for number. Read this header as the table of contents.
+//
+// Shape letters, used in every comment of the core:
+//   B = batch, T = query length (seq_q), S = key/value length (seq_k), C = d_model / emb_dim,
+//   H = heads, D = head dim (C / H), V = vocabulary size.
+//
+// Worked example (what the CLI and the bindings do):
+//   attn::Scenario s = attn::parse_scenario(R"({"module": "SelfAttention_v1",
+//       "config": {"d_in": 3, "d_out": 2}, "seed": 123,
+//       "inputs": [{"name": "x", "shape": [6, 3], "data": [0.43, 0.15, 0.89, ...]}]})");
+//   attn::Result r = attn::run(s);          // r.outputs[0] is the context vectors, (6, 2)
+//   std::string json = attn::result_to_json(r);
+#pragma once
+
+#include "error.hpp"     // attn::Error: every bad input, with value, rule and fix
+#include "tensor.hpp"    // Tensor: shape + strides, views for view/transpose/chunk
+#include "random.hpp"    // Generator: PyTorch 1.13's CPU generator (manual_seed, rand, randn, nn.Linear init)
+#include "kernels.hpp"   // Kernels: scalar reference + xsimd versions of the inner loops
+#include "ops.hpp"       // linear, matmul, softmax, masked_fill, layer_norm, relu, dropout, embedding, ...
+#include "trace.hpp"     // Context + Step: named intermediate tensors of a forward pass
+#include "module.hpp"    // Module, ModuleInfo, the module table (registry.cpp)
+#include "scenario.hpp"  // Scenario JSON -> Result JSON (SCENARIO.md)

@@ -1,0 +1,28 @@
+// Run-time choice of the kernel table: the widest architecture the CPU reports (xsimd's cpuid),
+// or the scalar reference when a test asks for it.
+#include "kernels.hpp"
+
+#include <atomic>
+#include <xsimd/xsimd.hpp>
+
+namespace attn {
+
+#ifdef __EMSCRIPTEN__
+const Kernels& kernels_wasm();
+const Kernels& simd_kernels() { return kernels_wasm(); }
+#else
+const Kernels& kernels_sse2();
+const Kernels& kernels_avx2();
+const Kernels& simd_kernels() {
+  static const Kernels& best =
+      xsimd::available_architectures().fma3_avx2 ? kernels_avx2() : kernels_sse2();
+  return best;
+}
+#endif
+
+static std::atomic<bool> g_use_simd{true};
+void set_use_simd(bool on) { g_use_simd = on; }
+bool use_simd() { return g_use_simd; }
+const Kernels& kernels() { return g_use_simd ? simd_kernels() : scalar_kernels(); }
+
+}  // namespace attn

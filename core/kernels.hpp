@@ -1,0 +1,37 @@
+// Kernels: the innermost loops, as a table of function pointers. Each entry has a scalar
+// reference (kernels_scalar.cpp) and one xsimd version per architecture (kernels_simd.hpp,
+// instantiated in kernels_sse2.cpp / kernels_avx2.cpp natively, kernels_wasm.cpp for WASM
+// SIMD128). kernels() is the table in use; ops.cpp calls only through it. Kernels never
+// allocate and never throw: ops.cpp checks shapes before calling them.
+#pragma once
+#include <cstddef>
+
+namespace attn {
+
+struct Kernels {
+  const char* name;  // "scalar", "sse2", "avx2", "wasm-simd128"
+  // sum_i a[i] * b[i]
+  float (*dot)(const float* a, const float* b, size_t n);
+  // y[i] += alpha * x[i]
+  void (*axpy)(float* y, float alpha, const float* x, size_t n);
+  // y[i] = a[i] + b[i]
+  void (*add)(float* y, const float* a, const float* b, size_t n);
+  // x[i] *= s
+  void (*scale)(float* x, float s, size_t n);
+  // x[i] = max(x[i], 0)
+  void (*relu)(float* x, size_t n);
+  // x = exp(x - max) / sum, in place; a row that is entirely -inf becomes zeros (never NaN)
+  void (*softmax)(float* x, size_t n);
+  // y = (x - mean) / sqrt(var + eps) * gamma + beta  (biased variance, as nn.LayerNorm)
+  void (*layer_norm)(float* y, const float* x, const float* gamma, const float* beta, size_t n, float eps);
+};
+
+const Kernels& scalar_kernels();
+const Kernels& simd_kernels();   // the best architecture this CPU runs (chosen once, at first use)
+
+// The table the ops use: simd_kernels() unless set_use_simd(false) (tests run both).
+const Kernels& kernels();
+void set_use_simd(bool on);
+bool use_simd();
+
+}  // namespace attn

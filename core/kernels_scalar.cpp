@@ -1,0 +1,58 @@
+// Scalar reference kernels: the slow, obvious twin of every SIMD kernel (kernels_simd.hpp).
+// Tests compare the two on awkward sizes and compare this one with PyTorch's fixtures.
+#include <cmath>
+#include <limits>
+
+#include "kernels.hpp"
+
+namespace attn {
+namespace {
+
+float dot(const float* a, const float* b, size_t n) {
+  float s = 0.f;
+  for (size_t i = 0; i < n; ++i) s += a[i] * b[i];
+  return s;
+}
+void axpy(float* y, float alpha, const float* x, size_t n) {
+  for (size_t i = 0; i < n; ++i) y[i] += alpha * x[i];
+}
+void add(float* y, const float* a, const float* b, size_t n) {
+  for (size_t i = 0; i < n; ++i) y[i] = a[i] + b[i];
+}
+void scale(float* x, float s, size_t n) {
+  for (size_t i = 0; i < n; ++i) x[i] *= s;
+}
+void relu(float* x, size_t n) {
+  for (size_t i = 0; i < n; ++i) x[i] = x[i] > 0.f ? x[i] : 0.f;
+}
+void softmax(float* x, size_t n) {
+  float m = -std::numeric_limits<float>::infinity();
+  for (size_t i = 0; i < n; ++i) m = x[i] > m ? x[i] : m;
+  if (m == -std::numeric_limits<float>::infinity()) {  // fully masked row
+    for (size_t i = 0; i < n; ++i) x[i] = 0.f;
+    return;
+  }
+  float sum = 0.f;
+  for (size_t i = 0; i < n; ++i) sum += (x[i] = std::exp(x[i] - m));
+  const float inv = 1.f / sum;
+  for (size_t i = 0; i < n; ++i) x[i] *= inv;
+}
+void layer_norm(float* y, const float* x, const float* gamma, const float* beta, size_t n, float eps) {
+  float mean = 0.f;
+  for (size_t i = 0; i < n; ++i) mean += x[i];
+  mean /= static_cast<float>(n);
+  float var = 0.f;
+  for (size_t i = 0; i < n; ++i) var += (x[i] - mean) * (x[i] - mean);
+  var /= static_cast<float>(n);
+  const float rstd = 1.f / std::sqrt(var + eps);
+  for (size_t i = 0; i < n; ++i) y[i] = (x[i] - mean) * rstd * gamma[i] + beta[i];
+}
+
+}  // namespace
+
+const Kernels& scalar_kernels() {
+  static const Kernels k{"scalar", dot, axpy, add, scale, relu, softmax, layer_norm};
+  return k;
+}
+
+}  // namespace attn

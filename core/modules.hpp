@@ -1,0 +1,27 @@
+// The seed modules, one file each under modules/, and their entries in the module table
+// (registry.cpp). Each file opens with the seed code it reproduces and its shapes.
+#pragma once
+#include <cmath>
+
+#include "layers.hpp"
+#include "module.hpp"
+
+namespace attn {
+
+ModuleInfo info_softmax();                       // 003
+ModuleInfo info_scaled_dot_product_attention();  // 003
+ModuleInfo info_SelfAttention_v1();              // 004
+ModuleInfo info_SelfAttention_v2();              // 004
+ModuleInfo info_CausalAttention();               // 004
+ModuleInfo info_MultiHeadAttentionWrapper();     // 004
+ModuleInfo info_CausalMultiHeadAttention();      // 004 MultiHeadAttention
+ModuleInfo info_MultiHeadAttention();            // 000
+ModuleInfo info_SplitHeadsMultiHeadAttention();  // 003 MultiHeadAttention
+ModuleInfo info_MultiHeadSelfAttention();        // 001
+ModuleInfo info_FusedMultiHeadSelfAttention();   // 002 MultiHeadSelfAttention
+ModuleInfo info_PositionalEncoding();            // 002
+ModuleInfo info_EncoderLayer();                  // 002
+ModuleInfo info_DecoderLayer();                  // 002 (cross-attention fixed)
+ModuleInfo info_Transformer();                   // 002 (decoder loop fixed)
+
+}  // namespace attn

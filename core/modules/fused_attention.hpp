@@ -1,0 +1,66 @@
+// Seed 002's MultiHeadSelfAttention (here FusedMultiHeadSelfAttention), shared by its module,
+// EncoderLayer, DecoderLayer and Transformer. One qkv_proj, reshaped to (b, s, h, 3*hd) and
+// chunked into q, k, v along the last axis, so head h's q, k and v are adjacent columns.
+#pragma once
+#include <tuple>
+
+#include "modules.hpp"
+
+namespace attn {
+
+struct FusedAttention {
+  Linear qkv_proj, fc_out;
+  int64_t C = 0, H = 0;
+  FusedAttention() = default;
+  FusedAttention(int64_t emb_dim, int64_t num_heads, Generator& gen);
+  // x: (B,T,C); kv: (B,S,C) for cross-attention (the seed-002 fix) or undefined for self-attention.
+  // Returns output (B,T,C) and attn_probs (B,H,T,S).
+  std::pair<Tensor, Tensor> operator()(const Tensor& x, const Tensor& kv, Context& ctx) const;
+  void parameters(const std::string& prefix, ParamList& out);
+};
+
+// nn.Sequential(nn.Linear(emb_dim, ffn_dim), nn.ReLU(), nn.Linear(ffn_dim, emb_dim))
+struct FeedForward {
+  Linear l0, l2;
+  FeedForward() = default;
+  FeedForward(int64_t emb_dim, int64_t ffn_dim, Generator& gen) : l0(emb_dim, ffn_dim, true, gen), l2(ffn_dim, emb_dim, true, gen) {}
+  Tensor operator()(const Tensor& x, Context& ctx) const;
+  void parameters(const std::string& prefix, ParamList& out) {
+    l0.parameters(prefix + "0.", out);
+    l2.parameters(prefix + "2.", out);
+  }
+};
+
+// EncoderLayer: x = norm1(x + attn(x)); x = norm2(x + ffn(x))   (post-norm)
+struct EncoderBlock {
+  // declared in the seed's construction order: members are built (and draw) in this order
+  FusedAttention attn;
+  LayerNorm norm1;
+  FeedForward ffn;
+  LayerNorm norm2;
+  EncoderBlock() = default;
+  EncoderBlock(int64_t emb_dim, int64_t num_heads, int64_t ffn_dim, Generator& gen);
+  std::pair<Tensor, Tensor> operator()(const Tensor& x, Context& ctx) const;  // output, attn_probs
+  void parameters(const std::string& prefix, ParamList& out);
+};
+
+// DecoderLayer: x = norm1(x + self_attn(x)); x = norm2(x + cross_attn(x, enc_output, enc_output));
+//               x = norm3(x + ffn(x))
+struct DecoderBlock {
+  FusedAttention self_attn;
+  LayerNorm norm1;
+  FusedAttention cross_attn;
+  LayerNorm norm2;
+  FeedForward ffn;
+  LayerNorm norm3;
+  DecoderBlock() = default;
+  DecoderBlock(int64_t emb_dim, int64_t num_heads, int64_t ffn_dim, Generator& gen);
+  // output, self-attention probs, cross-attention probs
+  std::tuple<Tensor, Tensor, Tensor> operator()(const Tensor& x, const Tensor& enc_output, Context& ctx) const;
+  void parameters(const std::string& prefix, ParamList& out);
+};
+
+// The seed-002 arguments shared by EncoderLayer and DecoderLayer.
+std::vector<ArgSpec> layer_args();
+
+}  // namespace attn

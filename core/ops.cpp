@@ -1,0 +1,275 @@
+// Ops: shape checks and loops over rows; the arithmetic inside a row goes through kernels().
+// Each op allocates its output once and nothing inside its loops.
+#include "ops.hpp"
+
+#include <cmath>
+#include <cstring>
+
+#include "error.hpp"
+#include "kernels.hpp"
+
+namespace attn {
+
+Tensor linear(const Tensor& x_, const Tensor& weight, const Tensor& bias) {
+  const Kernels& k = kernels();
+  const int64_t IC = weight.size(1), OC = weight.size(0);
+  if (x_.size(-1) != IC)
+    fail("linear: input's last dimension (", x_.size(-1), ") must equal the layer's in_features (", IC, ")");
+  Tensor x = x_.contiguous(), w = weight.contiguous();
+  Shape out_shape = x.shape();
+  out_shape.back() = OC;
+  Tensor out = Tensor::empty(out_shape);
+  const int64_t R = x.numel() / (IC ? IC : 1);
+  const float* xp = x.data();
+  const float* wp = w.data();
+  const float* bp = bias.defined() ? bias.contiguous().data() : nullptr;
+  float* op = out.data();
+  for (int64_t r = 0; r < R; ++r)
+    for (int64_t o = 0; o < OC; ++o)
+      op[r * OC + o] = k.dot(xp + r * IC, wp + o * IC, static_cast<size_t>(IC)) + (bp ? bp[o] : 0.f);
+  return out;
+}
+
+Tensor matmul(const Tensor& a_, const Tensor& b) {
+  const Kernels& k = kernels();
+  if (a_.dim() < 2 || b.dim() < 2) fail("matmul needs tensors of at least 2 dimensions, got ", shape_str(a_.shape()), " and ", shape_str(b.shape()));
+  const int64_t M = a_.size(-2), K = a_.size(-1), N = b.size(-1);
+  if (b.size(-2) != K)
+    fail("matmul: ", shape_str(a_.shape()), " @ ", shape_str(b.shape()), ": inner dimensions (", K, " and ", b.size(-2), ") must match");
+  Shape batch(a_.shape().begin(), a_.shape().end() - 2);
+  const bool b_batched = b.dim() > 2;
+  if (b_batched && Shape(b.shape().begin(), b.shape().end() - 2) != batch)
+    fail("matmul: batch dimensions of ", shape_str(a_.shape()), " and ", shape_str(b.shape()), " must match");
+  const int64_t nb = numel(batch);
+  Shape out_shape = batch;
+  out_shape.push_back(M);
+  out_shape.push_back(N);
+  Tensor out = Tensor::zeros(out_shape);
+  Tensor a = a_.contiguous();
+  const float* ap = a.data();
+  float* op = out.data();
+  // b as a transposed view of a packed (..., N, K) tensor: dot products of rows.
+  Tensor bt = b.transpose(-2, -1);
+  if (bt.is_contiguous()) {
+    const float* bp = bt.data();
+    for (int64_t i = 0; i < nb; ++i) {
+      const float* ai = ap + i * M * K;
+      const float* bi = bp + (b_batched ? i * N * K : 0);
+      float* oi = op + i * M * N;
+      for (int64_t m = 0; m < M; ++m)
+        for (int64_t n = 0; n < N; ++n) oi[m * N + n] = k.dot(ai + m * K, bi + n * K, static_cast<size_t>(K));
+    }
+    return out;
+  }
+  Tensor bc = b.contiguous();
+  const float* bp = bc.data();
+  for (int64_t i = 0; i < nb; ++i) {
+    const float* ai = ap + i * M * K;
+    const float* bi = bp + (b_batched ? i * K * N : 0);
+    float* oi = op + i * M * N;
+    for (int64_t m = 0; m < M; ++m)
+      for (int64_t kk = 0; kk < K; ++kk) k.axpy(oi + m * N, ai[m * K + kk], bi + kk * N, static_cast<size_t>(N));
+  }
+  return out;
+}
+
+Tensor softmax(const Tensor& x) {
+  Tensor out = x.clone();
+  const int64_t n = x.dim() ? x.size(-1) : 1;
+  if (n == 0) return out;
+  float* p = out.data();
+  const int64_t rows = out.numel() / n;
+  const Kernels& k = kernels();
+  for (int64_t r = 0; r < rows; ++r) k.softmax(p + r * n, static_cast<size_t>(n));
+  return out;
+}
+
+// Offsets into `mask` for each element of a tensor of shape `to` (right-aligned broadcasting).
+static std::vector<int64_t> broadcast_strides(const Shape& from, const Shape& to, const char* what) {
+  if (from.size() > to.size())
+    fail(what, " of shape ", shape_str(from), " has more dimensions than the scores ", shape_str(to));
+  std::vector<int64_t> strides(to.size(), 0);
+  int64_t s = 1;
+  for (size_t i = from.size(); i-- > 0;) {
+    size_t j = i + (to.size() - from.size());
+    if (from[i] != to[j] && from[i] != 1)
+      fail(what, " of shape ", shape_str(from), " cannot broadcast to ", shape_str(to),
+           ": each dimension must equal the scores' or be 1");
+    strides[j] = from[i] == 1 ? 0 : s;
+    s *= from[i];
+  }
+  return strides;
+}
+
+Tensor masked_fill(const Tensor& x, const Tensor& mask_, float value) {
+  Tensor out = x.clone();
+  Tensor mask = mask_.contiguous();
+  const std::vector<int64_t> ms = broadcast_strides(mask.shape(), x.shape(), "mask");
+  const Shape& shape = x.shape();
+  const int64_t n = out.numel(), nd = x.dim();
+  const float* mp = mask.data();
+  float* op = out.data();
+  std::vector<int64_t> idx(static_cast<size_t>(nd), 0);
+  int64_t moff = 0;
+  for (int64_t e = 0; e < n; ++e) {
+    if (mp[moff] != 0.f) op[e] = value;
+    for (int64_t d = nd - 1; d >= 0; --d) {  // advance the multi-index and the mask offset
+      moff += ms[d];
+      if (++idx[d] < shape[d]) break;
+      moff -= ms[d] * shape[d];
+      idx[d] = 0;
+    }
+  }
+  return out;
+}
+
+Tensor equal_zero(const Tensor& mask) {
+  Tensor out = mask.clone();
+  float* p = out.data();
+  for (int64_t i = 0; i < out.numel(); ++i) p[i] = p[i] == 0.f ? 1.f : 0.f;
+  return out;
+}
+
+Tensor causal_mask(int64_t T, int64_t S) {
+  Tensor m = Tensor::zeros({T, S});
+  float* p = m.data();
+  for (int64_t i = 0; i < T; ++i)
+    for (int64_t j = i + 1; j < S; ++j) p[i * S + j] = 1.f;
+  return m;
+}
+
+Tensor mul_scalar(const Tensor& x, float s) {
+  Tensor out = x.clone();
+  kernels().scale(out.data(), s, static_cast<size_t>(out.numel()));
+  return out;
+}
+
+Tensor div_scalar(const Tensor& x, float s) {
+  // PyTorch divides element by element; a / s and a * (1/s) differ in the last bit, so divide.
+  Tensor out = x.clone();
+  float* p = out.data();
+  for (int64_t i = 0; i < out.numel(); ++i) p[i] /= s;
+  return out;
+}
+
+Tensor add(const Tensor& a_, const Tensor& b_) {
+  if (a_.shape() != b_.shape()) fail("add: shapes ", shape_str(a_.shape()), " and ", shape_str(b_.shape()), " must be equal");
+  Tensor a = a_.contiguous(), b = b_.contiguous();
+  Tensor out = Tensor::empty(a.shape());
+  kernels().add(out.data(), a.data(), b.data(), static_cast<size_t>(a.numel()));
+  return out;
+}
+
+Tensor relu(const Tensor& x) {
+  Tensor out = x.clone();
+  kernels().relu(out.data(), static_cast<size_t>(out.numel()));
+  return out;
+}
+
+Tensor layer_norm(const Tensor& x_, const Tensor& gamma, const Tensor& beta, float eps) {
+  const int64_t n = x_.size(-1);
+  if (gamma.numel() != n || beta.numel() != n)
+    fail("layer_norm: normalized_shape (", gamma.numel(), ") must equal the input's last dimension (", n, ")");
+  Tensor x = x_.contiguous();
+  Tensor out = Tensor::empty(x.shape());
+  const Kernels& k = kernels();
+  const int64_t rows = x.numel() / (n ? n : 1);
+  for (int64_t r = 0; r < rows; ++r)
+    k.layer_norm(out.data() + r * n, x.data() + r * n, gamma.data(), beta.data(), static_cast<size_t>(n), eps);
+  return out;
+}
+
+Tensor dropout(const Tensor& x, float p, Generator& gen) {
+  if (p == 0.f) return x.contiguous();
+  Tensor noise = Tensor::empty(x.shape());
+  const size_t n = static_cast<size_t>(noise.numel());
+  float* np = noise.data();
+  if (p == 1.f) {  // PyTorch short-cuts p == 1 to zeros without drawing
+    std::memset(np, 0, n * sizeof(float));
+  } else {
+    gen.bernoulli_(np, n, 1.0 - static_cast<double>(p));
+    const float keep = static_cast<float>(1.0 - static_cast<double>(p));
+    for (size_t i = 0; i < n; ++i) np[i] /= keep;
+  }
+  Tensor xc = x.contiguous();
+  const float* xp = xc.data();
+  for (size_t i = 0; i < n; ++i) np[i] *= xp[i];
+  return noise;
+}
+
+Tensor embedding(const Tensor& weight, const std::vector<int64_t>& ids, const Shape& rows) {
+  const int64_t V = weight.size(0), d = weight.size(1);
+  if (static_cast<int64_t>(ids.size()) != numel(rows))
+    fail("embedding: ", ids.size(), " token ids given for ", numel(rows), " positions ", shape_str(rows), ": give one id per position");
+  Shape out_shape = rows;
+  out_shape.push_back(d);
+  Tensor out = Tensor::empty(out_shape);
+  Tensor w = weight.contiguous();
+  for (size_t i = 0; i < ids.size(); ++i) {
+    if (ids[i] < 0 || ids[i] >= V)
+      fail("token id ", ids[i], " at position ", i, " is out of range: ids must be in [0, ", V, ") (num_embeddings)");
+    std::memcpy(out.data() + static_cast<int64_t>(i) * d, w.data() + ids[i] * d, static_cast<size_t>(d) * sizeof(float));
+  }
+  return out;
+}
+
+Tensor cat_last(const std::vector<Tensor>& xs) {
+  if (xs.empty()) fail("cat of no tensors");
+  Shape shape = xs[0].shape();
+  int64_t total = 0;
+  for (const Tensor& t : xs) {
+    Shape a(t.shape().begin(), t.shape().end() - 1), b(shape.begin(), shape.end() - 1);
+    if (a != b) fail("cat: shapes ", shape_str(t.shape()), " and ", shape_str(shape), " differ outside the last dimension");
+    total += t.size(-1);
+  }
+  shape.back() = total;
+  Tensor out = Tensor::empty(shape);
+  const int64_t rows = out.numel() / (total ? total : 1);
+  int64_t col = 0;
+  for (const Tensor& t_ : xs) {
+    Tensor t = t_.contiguous();
+    const int64_t w = t.size(-1);
+    for (int64_t r = 0; r < rows; ++r)
+      std::memcpy(out.data() + r * total + col, t.data() + r * w, static_cast<size_t>(w) * sizeof(float));
+    col += w;
+  }
+  return out;
+}
+
+Tensor stack(const std::vector<Tensor>& xs, int64_t dim) {
+  if (xs.empty()) fail("stack of no tensors");
+  Shape shape = xs[0].shape();
+  for (const Tensor& t : xs)
+    if (t.shape() != shape) fail("stack: shapes ", shape_str(t.shape()), " and ", shape_str(shape), " must be equal");
+  if (dim < 0) dim += static_cast<int64_t>(shape.size()) + 1;
+  const int64_t outer = numel(Shape(shape.begin(), shape.begin() + dim));
+  const int64_t inner = numel(Shape(shape.begin() + dim, shape.end()));
+  Shape out_shape = shape;
+  out_shape.insert(out_shape.begin() + dim, static_cast<int64_t>(xs.size()));
+  Tensor out = Tensor::empty(out_shape);
+  const int64_t n = static_cast<int64_t>(xs.size());
+  for (int64_t j = 0; j < n; ++j) {
+    Tensor t = xs[static_cast<size_t>(j)].contiguous();
+    for (int64_t o = 0; o < outer; ++o)
+      std::memcpy(out.data() + (o * n + j) * inner, t.data() + o * inner, static_cast<size_t>(inner) * sizeof(float));
+  }
+  return out;
+}
+
+Tensor positional_encoding(int64_t T, int64_t C) {
+  // As seed 002 computes it, in float32: div_term = exp(arange(0, C, 2) * (-log(10000) / C)).
+  const float factor = static_cast<float>(-std::log(10000.0) / static_cast<double>(C));
+  Tensor pe = Tensor::zeros({T, C});
+  float* p = pe.data();
+  for (int64_t j = 0; j < C; j += 2) {
+    const float div = std::exp(static_cast<float>(j) * factor);
+    for (int64_t t = 0; t < T; ++t) {
+      const float arg = static_cast<float>(t) * div;
+      p[t * C + j] = std::sin(arg);
+      if (j + 1 < C) p[t * C + j + 1] = std::cos(arg);
+    }
+  }
+  return pe;
+}
+
+}  // namespace attn

@@ -1,0 +1,46 @@
+// Ops on tensors: shapes checked here, inner loops through kernels() (kernels.hpp), so each op
+// runs on the scalar reference or on SIMD by the same code path. Shape letters as in
+// attention.hpp: B batch, T query length, S key length, C d_model, H heads, D head dim.
+#pragma once
+#include <vector>
+
+#include "random.hpp"
+#include "tensor.hpp"
+
+namespace attn {
+
+// x: (..., IC), weight: (OC, IC) as nn.Linear stores it, bias: (OC) or undefined -> (..., OC)
+Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias);
+
+// a: (..., M, K), b: (..., K, N) or (K, N) -> (..., M, N). A transposed view for b (keys.transpose)
+// is read in place: each output is then a dot product of two contiguous rows.
+Tensor matmul(const Tensor& a, const Tensor& b);
+
+// Stable softmax over the last dimension; a row that is entirely -inf gives zeros.
+Tensor softmax(const Tensor& x);
+
+// x where mask is zero, value where it is not; mask broadcasts to x (PyTorch's right-aligned rule).
+Tensor masked_fill(const Tensor& x, const Tensor& mask, float value);
+// 1 where mask == 0 (seed 000's `mask == 0`), 0 elsewhere.
+Tensor equal_zero(const Tensor& mask);
+// (T, S) with ones above the diagonal: torch.triu(torch.ones(T, S), diagonal=1)
+Tensor causal_mask(int64_t T, int64_t S);
+
+Tensor mul_scalar(const Tensor& x, float s);  // x * s   (s already rounded to float, as PyTorch does)
+Tensor div_scalar(const Tensor& x, float s);  // x / s
+Tensor add(const Tensor& a, const Tensor& b); // same shapes
+Tensor relu(const Tensor& x);
+// over the last dimension, eps as nn.LayerNorm's default 1e-5
+Tensor layer_norm(const Tensor& x, const Tensor& gamma, const Tensor& beta, float eps = 1e-5f);
+// train-mode nn.Dropout: zero with probability p (draws bernoulli(1 - p) per element), scale by 1/(1-p)
+Tensor dropout(const Tensor& x, float p, Generator& gen);
+// weight: (V, d), ids: one per row of `rows` -> (rows..., d)
+Tensor embedding(const Tensor& weight, const std::vector<int64_t>& ids, const Shape& rows);
+// torch.cat(xs, dim=-1)
+Tensor cat_last(const std::vector<Tensor>& xs);
+// torch.stack(xs, dim)
+Tensor stack(const std::vector<Tensor>& xs, int64_t dim);
+// seed 002's PositionalEncoding table rows [0, T): (T, C), sin on even, cos on odd columns
+Tensor positional_encoding(int64_t T, int64_t C);
+
+}  // namespace attn

@@ -1,0 +1,55 @@
+// Scenarios: the single description of "what to compute" (SCENARIO.md beside this file), parsed
+// from JSON, run, and the result written back as JSON. Used by the CLI, the bindings and tests.
+#pragma once
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "module.hpp"
+
+namespace attn {
+
+struct ScenarioInput {
+  enum class Kind { Init, Data, Embedding };
+  std::string name;
+  Shape shape;
+  Kind kind = Kind::Data;
+  std::string init;               // "rand" | "randn"
+  std::vector<float> data;        // Data: the values; Embedding: the given table (may be empty)
+  int64_t num_embeddings = 0;     // Embedding: V
+  std::vector<int64_t> ids;       // Embedding: one per row
+};
+
+struct Scenario {
+  std::string module;
+  std::map<std::string, double> config;
+  uint64_t seed = 0;
+  bool train = false;
+  bool trace = false;
+  bool return_inputs = false;  // give back the input tensors as built (drawn or given)
+  bool return_params = false;  // give back the module's parameters by state_dict name
+  std::vector<ScenarioInput> inputs;
+  std::vector<std::pair<std::string, Tensor>> params;
+};
+
+struct Result {
+  std::string module;
+  Outputs outputs;
+  std::vector<Step> steps;
+  std::vector<NamedTensor> inputs;  // when Scenario::return_inputs
+  std::vector<NamedTensor> params;  // when Scenario::return_params
+};
+
+// Limits that keep one run within memory (see README "Limits").
+constexpr int64_t kMaxInputElements = int64_t{1} << 24;   // per input tensor
+constexpr int64_t kMaxTotalElements = int64_t{1} << 26;   // inputs + params + outputs, about 256 MB
+
+Scenario parse_scenario(const std::string& json_text);  // throws Error naming the bad field
+Result run(const Scenario& scenario);
+std::string result_to_json(const Result& result);
+std::string run_json(const std::string& scenario_json);  // parse, run, serialise
+std::string modules_json();                               // the module table, for forms and docs
+std::string version();
+
+}  // namespace attn

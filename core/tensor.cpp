@@ -1,0 +1,153 @@
+// Tensor storage and views. See tensor.hpp; the math on tensors is in ops.cpp.
+#include "tensor.hpp"
+
+#include <algorithm>
+#include <numeric>
+
+#include "error.hpp"
+
+namespace attn {
+
+std::string shape_str(const Shape& shape) {
+  std::string s = "[";
+  for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
+  return s + "]";
+}
+
+int64_t numel(const Shape& shape) {
+  return std::accumulate(shape.begin(), shape.end(), int64_t{1}, std::multiplies<int64_t>());
+}
+
+static Shape contiguous_strides(const Shape& shape) {
+  Shape strides(shape.size());
+  int64_t s = 1;
+  for (size_t i = shape.size(); i-- > 0;) {
+    strides[i] = s;
+    s *= shape[i];
+  }
+  return strides;
+}
+
+Tensor Tensor::empty(const Shape& shape) {
+  for (int64_t d : shape)
+    if (d < 0) fail("tensor shape ", shape_str(shape), " has a negative size: sizes must be >= 0");
+  Tensor t;
+  t.storage_ = std::make_shared<std::vector<float>>(static_cast<size_t>(attn::numel(shape)));
+  t.shape_ = shape;
+  t.strides_ = contiguous_strides(shape);
+  return t;
+}
+
+Tensor Tensor::zeros(const Shape& shape) { return empty(shape); }
+
+Tensor Tensor::full(const Shape& shape, float value) {
+  Tensor t = empty(shape);
+  std::fill(t.storage_->begin(), t.storage_->end(), value);
+  return t;
+}
+
+Tensor Tensor::from(const Shape& shape, std::vector<float> values) {
+  if (static_cast<int64_t>(values.size()) != attn::numel(shape))
+    fail("data has ", values.size(), " values but shape ", shape_str(shape), " needs ",
+         attn::numel(shape), ": give one value per element, row-major");
+  Tensor t = empty(shape);
+  *t.storage_ = std::move(values);
+  return t;
+}
+
+int64_t Tensor::size(int64_t d) const {
+  int64_t n = dim();
+  if (d < -n || d >= n) fail("dimension ", d, " is out of range for a ", n, "-d tensor");
+  return shape_[static_cast<size_t>(d < 0 ? d + n : d)];
+}
+
+bool Tensor::is_contiguous() const { return strides_ == contiguous_strides(shape_); }
+
+float* Tensor::data() {
+  if (!is_contiguous()) fail("internal: data() on a non-contiguous tensor; call contiguous() first");
+  return storage_->data() + offset_;
+}
+const float* Tensor::data() const { return const_cast<Tensor*>(this)->data(); }
+
+Tensor Tensor::view(Shape shape) const {
+  if (!is_contiguous()) fail("view() of a non-contiguous tensor: call contiguous() first");
+  int64_t known = 1, infer = -1;
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (shape[i] == -1) {
+      if (infer >= 0) fail("view shape ", shape_str(shape), " has more than one -1");
+      infer = static_cast<int64_t>(i);
+    } else {
+      known *= shape[i];
+    }
+  }
+  if (infer >= 0) shape[static_cast<size_t>(infer)] = known ? numel() / known : 0;
+  if (attn::numel(shape) != numel())
+    fail("cannot view a tensor of shape ", shape_str(shape_), " as ", shape_str(shape),
+         ": element counts differ");
+  Tensor t = *this;
+  t.shape_ = shape;
+  t.strides_ = contiguous_strides(shape);
+  return t;
+}
+
+Tensor Tensor::transpose(int64_t a, int64_t b) const {
+  int64_t n = dim();
+  if (a < 0) a += n;
+  if (b < 0) b += n;
+  if (a < 0 || b < 0 || a >= n || b >= n) fail("transpose(", a, ", ", b, ") out of range for a ", n, "-d tensor");
+  Tensor t = *this;
+  std::swap(t.shape_[a], t.shape_[b]);
+  std::swap(t.strides_[a], t.strides_[b]);
+  return t;
+}
+
+Tensor Tensor::slice(int64_t d, int64_t start, int64_t end) const {
+  int64_t n = dim();
+  if (d < 0) d += n;
+  if (d < 0 || d >= n || start < 0 || end > shape_[d] || start > end)
+    fail("slice [", start, ", ", end, ") of dimension ", d, " is out of range for shape ", shape_str(shape_));
+  Tensor t = *this;
+  t.offset_ += start * strides_[d];
+  t.shape_[d] = end - start;
+  return t;
+}
+
+Tensor Tensor::unsqueeze(int64_t d) const {
+  int64_t n = dim();
+  if (d < 0) d += n + 1;
+  Tensor t = *this;
+  int64_t stride = d < n ? strides_[d] * shape_[d] : 1;
+  t.shape_.insert(t.shape_.begin() + d, 1);
+  t.strides_.insert(t.strides_.begin() + d, stride);
+  return t;
+}
+
+Tensor Tensor::contiguous() const { return is_contiguous() ? *this : clone(); }
+
+Tensor Tensor::clone() const {
+  Tensor out = empty(shape_);
+  float* dst = out.storage_->data();
+  const int64_t n = numel(), nd = dim();
+  if (n == 0) return out;
+  std::vector<int64_t> idx(static_cast<size_t>(nd), 0);
+  const float* src = storage_->data() + offset_;
+  // Walk in row-major order, copying the innermost dimension as a run.
+  const int64_t inner = nd ? shape_[nd - 1] : 1, inner_stride = nd ? strides_[nd - 1] : 1;
+  for (int64_t done = 0; done < n; done += inner) {
+    int64_t off = 0;
+    for (int64_t i = 0; i + 1 < nd; ++i) off += idx[i] * strides_[i];
+    for (int64_t j = 0; j < inner; ++j) *dst++ = src[off + j * inner_stride];
+    for (int64_t i = nd - 2; i >= 0; --i) {
+      if (++idx[i] < shape_[i]) break;
+      idx[i] = 0;
+    }
+  }
+  return out;
+}
+
+std::vector<float> Tensor::to_vector() const {
+  Tensor c = contiguous();
+  return std::vector<float>(c.data(), c.data() + c.numel());
+}
+
+}  // namespace attn

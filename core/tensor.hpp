@@ -1,0 +1,54 @@
+// Tensor: float32, row-major, shape + strides over shared storage. view/transpose/slice make
+// views without copying (as the seeds' view/transpose/chunk do); contiguous() copies only when
+// the layout needs it. Ops live in ops.hpp; this file knows nothing of attention.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace attn {
+
+using Shape = std::vector<int64_t>;
+
+std::string shape_str(const Shape& shape);  // "[2, 3, 8]"
+int64_t numel(const Shape& shape);
+
+class Tensor {
+ public:
+  Tensor() = default;
+  static Tensor empty(const Shape& shape);
+  static Tensor zeros(const Shape& shape);
+  static Tensor full(const Shape& shape, float value);
+  static Tensor from(const Shape& shape, std::vector<float> values);
+
+  bool defined() const { return storage_ != nullptr; }
+  const Shape& shape() const { return shape_; }
+  const Shape& strides() const { return strides_; }
+  int64_t dim() const { return static_cast<int64_t>(shape_.size()); }
+  int64_t size(int64_t d) const;  // negative d counts from the end, as in PyTorch
+  int64_t numel() const { return attn::numel(shape_); }
+  bool is_contiguous() const;
+
+  // Raw access; data() requires a contiguous tensor (check with is_contiguous()).
+  float* data();
+  const float* data() const;
+  float* base() const { return storage_->data() + offset_; }  // first element, any layout
+
+  // Views (no copy).
+  Tensor view(Shape shape) const;              // contiguous only; one -1 is inferred
+  Tensor transpose(int64_t a, int64_t b) const;
+  Tensor slice(int64_t d, int64_t start, int64_t end) const;
+  Tensor unsqueeze(int64_t d) const;
+
+  Tensor contiguous() const;  // self if already contiguous, else a packed copy
+  Tensor clone() const;       // always a packed copy
+  std::vector<float> to_vector() const;
+
+ private:
+  std::shared_ptr<std::vector<float>> storage_;
+  int64_t offset_ = 0;
+  Shape shape_, strides_;
+};
+
+}  // namespace attn

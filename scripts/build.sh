@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Builds the core twice, incrementally: natively (build/native: library, attention-cli, Catch2
+# tests) and to WebAssembly (build/wasm: attention.js + attention.wasm) with Emscripten.
+#   ATTN_SANITIZE=1 scripts/build.sh native-asan   the native tests under ASan + UBSan (build/native-asan)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+jobs=$(nproc)
+what="${1:-all}"
+
+native() {
+  local dir=$1; shift
+  [[ -f $dir/CMakeCache.txt ]] || cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=Release "$@" >/dev/null
+  cmake --build "$dir" -j "$jobs" -- --no-print-directory | grep -vE '^\[ *[0-9]+%\]|^(Consolidate|Scanning|Built target)' || true
+  test -x "$dir/attention-cli"
+}
+
+wasm() {
+  # Emscripten 3.1.6 from Debian needs Debian's node modules (acorn) on NODE_PATH.
+  export NODE_PATH=/usr/share/nodejs
+  [[ -f build/wasm/CMakeCache.txt ]] || emcmake cmake -S . -B build/wasm -DCMAKE_BUILD_TYPE=Release >/dev/null
+  cmake --build build/wasm -j "$jobs" -- --no-print-directory | grep -vE '^\[ *[0-9]+%\]|^(Consolidate|Scanning|Built target)' || true
+  test -f build/wasm/attention.wasm
+}
+
+case "$what" in
+  all) native build/native; wasm ;;
+  native) native build/native ;;
+  wasm) wasm ;;
+  native-asan) native build/native-asan -DATTN_SANITIZE=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo ;;
+  *) echo "usage: scripts/build.sh [all|native|wasm|native-asan]" >&2; exit 2 ;;
+esac

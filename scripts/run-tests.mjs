@@ -1,0 +1,51 @@
+// npm test, after setup and build: runs the three suites and sums them into one closing line
+//   N passed, N failed
+// 1. native: CTest over the Catch2 tests (build/native); with ATTN_SANITIZE=1 also build/native-asan
+// 2. node:   node:test over tests/node (the WASM core under Node)
+// 3. browser: node:test over tests/browser (playwright-core driving /usr/bin/chromium headless)
+import { spawnSync } from 'node:child_process';
+import { readdirSync } from 'node:fs';
+
+const only = process.argv[2];  // optional: native | node | browser
+const suites = [];
+
+function run(cmd, args, opts = {}) {
+  const r = spawnSync(cmd, args, { encoding: 'utf8', maxBuffer: 1 << 28, ...opts });
+  process.stdout.write(r.stdout ?? '');
+  process.stderr.write(r.stderr ?? '');
+  return r;
+}
+
+function ctest(dir, label) {
+  const r = run('ctest', ['--test-dir', dir, '--output-on-failure', '-j', '2']);
+  const m = /(\d+)% tests passed, (\d+) tests failed out of (\d+)/.exec(r.stdout ?? '');
+  if (!m) return { label, passed: 0, failed: 1, note: 'ctest printed no summary' };
+  const total = Number(m[3]), failed = Number(m[2]);
+  return { label, passed: total - failed, failed: failed + (r.status !== 0 && failed === 0 ? 1 : 0) };
+}
+
+function nodeTests(dir, label) {
+  const files = readdirSync(dir).filter((f) => f.endsWith('.test.mjs')).map((f) => `${dir}/${f}`);
+  if (files.length === 0) return { label, passed: 0, failed: 1, note: `no tests in ${dir}` };
+  const r = run(process.execPath, ['--test', '--test-reporter=tap', '--test-concurrency=1', ...files]);
+  const pass = /^# pass (\d+)/m.exec(r.stdout ?? ''), fail = /^# fail (\d+)/m.exec(r.stdout ?? '');
+  if (!pass || !fail) return { label, passed: 0, failed: 1, note: 'node --test printed no summary' };
+  return { label, passed: Number(pass[1]), failed: Number(fail[1]) + (r.status !== 0 && Number(fail[1]) === 0 ? 1 : 0) };
+}
+
+if (!only || only === 'native') {
+  suites.push(ctest('build/native', 'native (CTest)'));
+  if (process.env.ATTN_SANITIZE === '1') suites.push(ctest('build/native-asan', 'native ASan+UBSan (CTest)'));
+}
+if (!only || only === 'node') suites.push(nodeTests('tests/node', 'wasm under Node'));
+if (!only || only === 'browser') suites.push(nodeTests('tests/browser', 'browser (headless Chromium)'));
+
+let passed = 0, failed = 0;
+console.log('\nsuite summary');
+for (const s of suites) {
+  passed += s.passed;
+  failed += s.failed;
+  console.log(`  ${s.label}: ${s.passed} passed, ${s.failed} failed${s.note ? ` (${s.note})` : ''}`);
+}
+console.log(`${passed} passed, ${failed} failed`);
+process.exit(failed === 0 && passed > 0 ? 0 : 1);

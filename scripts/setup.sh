@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Installs what the project needs on Debian 12 and is missing, then the npm packages.
+# Idempotent and quiet: on a ready machine it checks and returns in a second or two.
+#   scripts/setup.sh              build + test dependencies
+#   scripts/setup.sh --fixtures   also python3-torch, to regenerate tests/fixtures with PyTorch
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+packages=(cmake g++ emscripten libxsimd-dev catch2 nlohmann-json3-dev chromium)
+[[ "${1:-}" == "--fixtures" ]] && packages+=(python3-torch python3-numpy)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "setup: installing ${missing[*]} (Debian packages)"
+  sudo=""
+  [[ $(id -u) -ne 0 ]] && sudo="sudo"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+# npm ci when node_modules is missing or older than the lock file.
+if [[ ! -f node_modules/.package-lock.json || package-lock.json -nt node_modules/.package-lock.json ]]; then
+  echo "setup: npm ci"
+  npm ci --no-audit --no-fund --loglevel=error
+fi

@@ -1,0 +1,87 @@
+// The native CLI: every fixture through `attention-cli run` matches PyTorch; the seed-004
+// walk-through prints the book's numbers; bad input exits non-zero with one line naming the rule.
+#include <algorithm>
+#include <cstdio>
+#include <unistd.h>
+#include <sys/wait.h>
+
+#include "attention.hpp"
+#include "fixtures.hpp"
+
+namespace {
+
+struct Proc {
+  int status;
+  std::string out;
+};
+
+Proc run_cli(const std::string& args) {
+  const std::string cmd = std::string(ATTN_CLI_PATH) + " " + args + " 2>&1";
+  FILE* p = popen(cmd.c_str(), "r");
+  Proc r{-1, ""};
+  if (!p) return r;
+  char buf[65536];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
+  const int st = pclose(p);
+  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("attention-cli run matches PyTorch on every fixture", "[cli]") {
+  const auto names = fixtures::names();
+  REQUIRE_FALSE(names.empty());
+  for (const std::string& name : names) {
+    const Proc p = run_cli("run " + fixtures::dir() + "/" + name + ".scenario.json");
+    INFO("fixture " << name << ": " << p.out.substr(0, 200));
+    REQUIRE(p.status == 0);
+    const auto got = fixtures::json::parse(p.out);
+    const auto want = fixtures::json::parse(fixtures::read_text(fixtures::dir() + "/" + name + ".expected.json"));
+    for (const auto& e : want["outputs"]) {
+      const fixtures::json* g = nullptr;
+      for (const auto& o : got["outputs"])
+        if (o["name"] == e["name"]) g = &o;
+      REQUIRE(g != nullptr);
+      CHECK((*g)["shape"] == e["shape"]);
+      std::vector<float> values = (*g)["data"].get<std::vector<float>>();
+      const std::vector<float> expected = fixtures::values(e);
+      REQUIRE(values.size() == expected.size());
+      const fixtures::Diff d = fixtures::compare(values.data(), expected);
+      INFO("output " << e["name"] << " max diff " << d.max_abs);
+      CHECK(d.ok);
+    }
+  }
+}
+
+TEST_CASE("attention-cli prints the book's context vectors for the seeded SelfAttention_v1", "[cli]") {
+  const Proc p = run_cli("run " + fixtures::dir() + "/journey_selfattention_v1.scenario.json");
+  REQUIRE(p.status == 0);
+  const auto got = fixtures::json::parse(p.out);
+  // "Build a Large Language Model (From Scratch)", ch. 3: torch.manual_seed(123); sa_v1(inputs)
+  const std::vector<float> book = {0.2996f, 0.8053f, 0.3061f, 0.8210f, 0.3058f, 0.8203f,
+                                   0.2948f, 0.7939f, 0.2927f, 0.7891f, 0.2990f, 0.8040f};
+  const std::vector<float> values = got["outputs"][0]["data"].get<std::vector<float>>();
+  REQUIRE(values.size() == book.size());
+  const fixtures::Diff d = fixtures::compare(values.data(), book, 5e-5, 0);  // the book prints 4 decimals
+  INFO("max diff to the printed book values " << d.max_abs);
+  CHECK(d.ok);
+}
+
+TEST_CASE("attention-cli rejects bad input with one line and a non-zero exit", "[cli][errors]") {
+  const std::string bad = "/tmp/attn_cli_bad_" + std::to_string(::getpid()) + ".json";
+  for (const char* text : {"{oops", R"({"module": "MultiHeadAttention", "config": {"d_model": 10, "num_heads": 3}})"}) {
+    FILE* f = std::fopen(bad.c_str(), "w");
+    std::fputs(text, f);
+    std::fclose(f);
+    const Proc p = run_cli("run " + bad);
+    INFO(p.out);
+    CHECK(p.status == 1);
+    CHECK(p.out.rfind("error: ", 0) == 0);
+    CHECK(std::count(p.out.begin(), p.out.end(), '\n') == 1);
+  }
+  std::remove(bad.c_str());
+  CHECK(run_cli("run /nonexistent/file.json").status == 1);
+  CHECK(run_cli("frobnicate").status == 2);
+}

@@ -1,0 +1,138 @@
+// Every SIMD kernel against its scalar twin on awkward sizes (1, lane-count +- 1, odd widths),
+// including -inf entries and fully masked rows for softmax.
+#include <cmath>
+#include <limits>
+#include <random>
+
+#include "attention.hpp"
+#include "fixtures.hpp"
+
+namespace {
+
+const size_t kSizes[] = {1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 31, 33, 64, 100, 513};
+
+std::vector<float> random_vector(size_t n, unsigned seed, float lo = -3.f, float hi = 3.f) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> u(lo, hi);
+  std::vector<float> v(n);
+  for (float& x : v) x = u(rng);
+  return v;
+}
+
+double max_diff(const std::vector<float>& a, const std::vector<float>& b) {
+  double m = 0;
+  for (size_t i = 0; i < a.size(); ++i) m = std::max(m, std::fabs(static_cast<double>(a[i]) - b[i]));
+  return m;
+}
+
+const attn::Kernels& S() { return attn::scalar_kernels(); }
+const attn::Kernels& V() { return attn::simd_kernels(); }
+
+}  // namespace
+
+TEST_CASE("the SIMD table is a real vector architecture", "[kernels]") {
+  INFO("kernels: " << V().name);
+  CHECK(std::string(V().name) != "scalar");
+}
+
+TEST_CASE("SIMD dot equals the scalar dot on awkward sizes", "[kernels]") {
+  for (size_t n : kSizes) {
+    auto a = random_vector(n, 1), b = random_vector(n, 2);
+    const float s = S().dot(a.data(), b.data(), n), v = V().dot(a.data(), b.data(), n);
+    INFO("n = " << n << ", scalar " << s << ", simd " << v << ", diff " << std::fabs(s - v));
+    CHECK(std::fabs(s - v) <= 1e-5 * (1 + std::fabs(s)) * std::sqrt(static_cast<double>(n)));
+  }
+}
+
+TEST_CASE("SIMD axpy, add, scale and relu equal their scalar twins", "[kernels]") {
+  for (size_t n : kSizes) {
+    auto x = random_vector(n, 3), y = random_vector(n, 4);
+    auto y1 = y, y2 = y;
+    S().axpy(y1.data(), 0.37f, x.data(), n);
+    V().axpy(y2.data(), 0.37f, x.data(), n);
+    INFO("n = " << n);
+    CHECK(max_diff(y1, y2) <= 1e-6);
+    std::vector<float> s1(n), s2(n);
+    S().add(s1.data(), x.data(), y.data(), n);
+    V().add(s2.data(), x.data(), y.data(), n);
+    CHECK(max_diff(s1, s2) == 0.0);
+    auto c1 = x, c2 = x;
+    S().scale(c1.data(), -1.7f, n);
+    V().scale(c2.data(), -1.7f, n);
+    CHECK(max_diff(c1, c2) == 0.0);
+    S().relu(c1.data(), n);
+    V().relu(c2.data(), n);
+    CHECK(max_diff(c1, c2) == 0.0);
+  }
+}
+
+TEST_CASE("SIMD softmax equals the scalar softmax, rows sum to 1", "[kernels][softmax]") {
+  for (size_t n : kSizes) {
+    for (float spread : {1.f, 30.f, 1000.f}) {
+      auto x = random_vector(n, 5, -spread, spread);
+      auto a = x, b = x;
+      S().softmax(a.data(), n);
+      V().softmax(b.data(), n);
+      double sum = 0;
+      for (float v : b) sum += v;
+      INFO("n = " << n << " spread " << spread << " max diff " << max_diff(a, b) << " sum " << sum);
+      CHECK(max_diff(a, b) <= 1e-6);
+      CHECK(std::fabs(sum - 1.0) <= 1e-5);
+    }
+  }
+}
+
+TEST_CASE("softmax of a partly -inf row puts zero weight there; a fully -inf row gives zeros, not NaN", "[kernels][softmax]") {
+  const float ninf = -std::numeric_limits<float>::infinity();
+  for (const attn::Kernels* k : {&S(), &V()}) {
+    for (size_t n : kSizes) {
+      std::vector<float> x(n, ninf);
+      k->softmax(x.data(), n);
+      for (float v : x) CHECK(v == 0.f);
+      auto y = random_vector(n, 6);
+      for (size_t i = 1; i < n; i += 2) y[i] = ninf;
+      k->softmax(y.data(), n);
+      double sum = 0;
+      for (size_t i = 0; i < n; ++i) {
+        CHECK(std::isfinite(y[i]));
+        if (i % 2 == 1) CHECK(y[i] == 0.f);
+        sum += y[i];
+      }
+      INFO(k->name << " n = " << n);
+      CHECK(std::fabs(sum - 1.0) <= 1e-5);
+    }
+  }
+}
+
+TEST_CASE("SIMD layer_norm equals the scalar layer_norm", "[kernels]") {
+  for (size_t n : kSizes) {
+    auto x = random_vector(n, 7), g = random_vector(n, 8), b = random_vector(n, 9);
+    std::vector<float> y1(n), y2(n);
+    S().layer_norm(y1.data(), x.data(), g.data(), b.data(), n, 1e-5f);
+    V().layer_norm(y2.data(), x.data(), g.data(), b.data(), n, 1e-5f);
+    INFO("n = " << n << " max diff " << max_diff(y1, y2));
+    CHECK(max_diff(y1, y2) <= 2e-5);
+  }
+}
+
+TEST_CASE("matmul and linear agree on both kernel tables, transposed views included", "[kernels][ops]") {
+  for (int64_t M : {1, 3, 7}) for (int64_t K : {1, 5, 17}) for (int64_t N : {1, 4, 9}) {
+    attn::Tensor a = attn::Tensor::from({2, M, K}, random_vector(static_cast<size_t>(2 * M * K), 10));
+    attn::Tensor bt = attn::Tensor::from({2, N, K}, random_vector(static_cast<size_t>(2 * N * K), 11));
+    attn::set_use_simd(false);
+    auto ref = attn::matmul(a, bt.transpose(1, 2)).to_vector();
+    auto ref_packed = attn::matmul(a, bt.transpose(1, 2).contiguous()).to_vector();
+    attn::set_use_simd(true);
+    auto simd = attn::matmul(a, bt.transpose(1, 2)).to_vector();
+    INFO("M K N = " << M << " " << K << " " << N);
+    CHECK(max_diff(ref, simd) <= 1e-5);
+    CHECK(max_diff(ref, ref_packed) <= 1e-5);
+    // naive triple loop as the reference of the reference
+    for (int64_t i = 0; i < M; ++i)
+      for (int64_t j = 0; j < N; ++j) {
+        double s = 0;
+        for (int64_t k = 0; k < K; ++k) s += a.data()[(M + i) * K + k] * bt.data()[(N + j) * K + k];
+        CHECK(std::fabs(ref[static_cast<size_t>((M + i) * N + j)] - s) <= 1e-4);
+      }
+  }
+}

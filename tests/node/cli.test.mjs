@@ -1,0 +1,69 @@
+// The two CLIs agree: node bindings/cli.mjs (WASM) and build/native/attention-cli print the same
+// result JSON for every fixture (numbers equal up to the last float32 bits), and both reject
+// malformed or invalid scenarios with one line and a non-zero exit.
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { fixtureNames, fixturesDir } from './fixtures.mjs';
+
+const root = fileURLToPath(new URL('../../', import.meta.url));
+const nativeCli = join(root, 'build/native/attention-cli');
+const wasmCli = join(root, 'bindings/cli.mjs');
+
+const native = (args) => spawnSync(nativeCli, args, { encoding: 'utf8', maxBuffer: 1 << 28 });
+const wasm = (args) => spawnSync(process.execPath, [wasmCli, ...args], { encoding: 'utf8', maxBuffer: 1 << 28 });
+
+// Same structure, same names and shapes; numbers within 1e-6 relative (the last float32 bits).
+function assertSameResult(a, b, where) {
+  assert.equal(a.module, b.module);
+  for (const group of ['outputs', 'steps']) {
+    assert.equal((a[group] ?? []).length, (b[group] ?? []).length, `${where}: ${group} count`);
+    (a[group] ?? []).forEach((ta, i) => {
+      const tb = b[group][i];
+      assert.equal(ta.name, tb.name);
+      assert.deepEqual(ta.shape, tb.shape);
+      if (group === 'steps') { assert.deepEqual(ta.dims, tb.dims); assert.equal(ta.code, tb.code); }
+      let worst = 0;
+      ta.data.forEach((v, k) => { worst = Math.max(worst, Math.abs(v - tb.data[k]) / Math.max(1, Math.abs(tb.data[k]))); });
+      assert.ok(worst <= 1e-5, `${where} ${group} ${ta.name}: max relative diff ${worst}`);
+    });
+  }
+}
+
+test('the WASM CLI and the native CLI print the same result for every fixture', () => {
+  const names = fixtureNames();
+  assert.ok(names.length > 0);
+  for (const name of names) {
+    const file = fileURLToPath(new URL(`${name}.scenario.json`, fixturesDir));
+    const n = native(['run', file]), w = wasm(['run', file]);
+    assert.equal(n.status, 0, `native ${name}: ${n.stderr}`);
+    assert.equal(w.status, 0, `wasm ${name}: ${w.stderr}`);
+    assertSameResult(JSON.parse(w.stdout), JSON.parse(n.stdout), name);
+  }
+});
+
+test('both CLIs reject a malformed or invalid scenario with the same one-line error', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'attn-cli-'));
+  const cases = {
+    'malformed.json': '{"module": ',
+    'invalid.json': JSON.stringify({ module: 'CausalMultiHeadAttention', config: { d_in: 4, d_out: 10, context_length: 4, dropout: 0, num_heads: 3 } }),
+    'unknown.json': JSON.stringify({ module: 'NoSuchModule' }),
+  };
+  for (const [file, text] of Object.entries(cases)) {
+    const path = join(dir, file);
+    writeFileSync(path, text);
+    const n = native(['run', path]), w = wasm(['run', path]);
+    assert.equal(n.status, 1, file);
+    assert.equal(w.status, 1, file);
+    assert.equal(n.stdout, '');
+    assert.equal(w.stdout, '');
+    assert.match(w.stderr, /^error: .+\n$/);
+    if (file !== 'malformed.json') assert.equal(w.stderr, n.stderr, file);  // parser messages name positions alike
+  }
+  assert.equal(native(['run', join(dir, 'missing.json')]).status, 1);
+  assert.equal(wasm(['run', join(dir, 'missing.json')]).status, 1);
+});

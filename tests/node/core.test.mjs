@@ -1,0 +1,63 @@
+// The WASM core under Node: PyTorch fixtures, errors that leave the module usable, no leaks.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { loadAttention } from '../../bindings/attention.mjs';
+import { compare, fixtureNames, readFixture, values } from './fixtures.mjs';
+
+const core = await loadAttention();
+
+test('the core loads and reports its version, kernels and module table', () => {
+  assert.match(core.version(), /^\d+\.\d+\.\d+$/);
+  assert.equal(core.kernels(), 'wasm-simd128');
+  const ids = core.modules().map((m) => m.id);
+  for (const id of ['softmax', 'SelfAttention_v1', 'CausalMultiHeadAttention', 'MultiHeadAttention', 'Transformer']) assert.ok(ids.includes(id), id);
+  const mha = core.modules().find((m) => m.id === 'CausalMultiHeadAttention');
+  assert.deepEqual(mha.args.map((a) => a.name), ['d_in', 'd_out', 'context_length', 'dropout', 'num_heads', 'qkv_bias']);
+  assert.equal(mha.args.at(-1).default, false);
+});
+
+test('softmax of typed numbers equals the closed form', () => {
+  const r = core.run({ module: 'softmax', inputs: [{ name: 'x', shape: [3], data: [2, 1, 0.1] }] });
+  const e = [2, 1, 0.1].map(Math.exp), s = e.reduce((a, b) => a + b);
+  assert.deepEqual(r.outputs[0].shape, [3]);
+  assert.ok(r.outputs[0].data instanceof Float32Array);
+  e.forEach((v, i) => assert.ok(Math.abs(r.outputs[0].data[i] - v / s) < 1e-6));
+});
+
+for (const name of fixtureNames()) {
+  test(`fixture ${name} matches PyTorch through WASM`, () => {
+    const { scenario, expected } = readFixture(name);
+    const r = core.run(scenario);
+    for (const group of ['outputs', 'steps']) {
+      for (const e of expected[group] ?? []) {
+        const got = r[group].find((t) => t.name === e.name);
+        assert.ok(got, `${group} '${e.name}' missing`);
+        assert.deepEqual(got.shape, e.shape, `${e.name} shape`);
+        const c = compare(got.data, values(e));
+        assert.ok(c.ok, `${e.name}: max |wasm - pytorch| = ${c.maxAbs} at ${c.worst}`);
+      }
+    }
+  });
+}
+
+test('a core error arrives as a JS Error with the core message, and the next call works', () => {
+  assert.throws(() => core.run({ module: 'MultiHeadAttention', config: { d_model: 10, num_heads: 3 } }),
+    { message: /num_heads \(3\) must divide d_model \(10\)/ });
+  assert.throws(() => core.run('{bad json'), { message: /not valid JSON/ });
+  const r = core.run({ module: 'softmax', inputs: [{ name: 'x', shape: [2], data: [0, 0] }] });
+  assert.deepEqual(Array.from(r.outputs[0].data), [0.5, 0.5]);
+});
+
+test('10,000 runs do not grow the WASM heap after the first ones', () => {
+  const scenario = JSON.stringify({ module: 'CausalMultiHeadAttention', seed: 1, trace: true,
+    config: { d_in: 8, d_out: 8, context_length: 8, dropout: 0.1, num_heads: 2 },
+    inputs: [{ name: 'x', shape: [2, 6, 8], init: 'randn' }] });
+  for (let i = 0; i < 100; i++) core.run(scenario);
+  const before = { size: core.heapBytes(), used: core.heapUsed() };
+  for (let i = 0; i < 10000; i++) {
+    core.run(scenario);
+    if (i % 10 === 0) assert.throws(() => core.run('{"module": "nope"}'));
+  }
+  assert.equal(core.heapBytes(), before.size, 'WASM memory grew');
+  assert.equal(core.heapUsed(), before.used, 'malloc\'d bytes grew: a leak');
+});
