@@ -18,6 +18,10 @@ struct Kernels {
   void (*add)(float* y, const float* a, const float* b, size_t n);
   // x[i] *= s
   void (*scale)(float* x, float s, size_t n);
+  // y[i] = a[i] * b[i]
+  void (*mul)(float* y, const float* a, const float* b, size_t n);
+  // x[i] = value where mask[i] != 0
+  void (*masked_fill)(float* x, const float* mask, float value, size_t n);
   // x[i] = max(x[i], 0)
   void (*relu)(float* x, size_t n);
   // x = exp(x - max) / sum, in place; a row that is entirely -inf becomes zeros (never NaN)

@@ -19,6 +19,13 @@ void axpy(float* y, float alpha, const float* x, size_t n) {
 void add(float* y, const float* a, const float* b, size_t n) {
   for (size_t i = 0; i < n; ++i) y[i] = a[i] + b[i];
 }
+void mul(float* y, const float* a, const float* b, size_t n) {
+  for (size_t i = 0; i < n; ++i) y[i] = a[i] * b[i];
+}
+void masked_fill(float* x, const float* mask, float value, size_t n) {
+  for (size_t i = 0; i < n; ++i)
+    if (mask[i] != 0.f) x[i] = value;
+}
 void scale(float* x, float s, size_t n) {
   for (size_t i = 0; i < n; ++i) x[i] *= s;
 }
@@ -51,7 +58,7 @@ void layer_norm(float* y, const float* x, const float* gamma, const float* beta,
 }  // namespace
 
 const Kernels& scalar_kernels() {
-  static const Kernels k{"scalar", dot, axpy, add, scale, relu, softmax, layer_norm};
+  static const Kernels k{"scalar", dot, axpy, add, scale, mul, masked_fill, relu, softmax, layer_norm};
   return k;
 }
 

@@ -44,6 +44,19 @@ struct K {
     for (; i + W <= n; i += W) (B::load_unaligned(x + i) * vs).store_unaligned(x + i);
     for (; i < n; ++i) x[i] *= s;
   }
+  static void mul(float* y, const float* a, const float* b, size_t n) {
+    size_t i = 0;
+    for (; i + W <= n; i += W) (B::load_unaligned(a + i) * B::load_unaligned(b + i)).store_unaligned(y + i);
+    for (; i < n; ++i) y[i] = a[i] * b[i];
+  }
+  static void masked_fill(float* x, const float* mask, float value, size_t n) {
+    const B v(value), zero(0.f);
+    size_t i = 0;
+    for (; i + W <= n; i += W)
+      xsimd::select(B::load_unaligned(mask + i) != zero, v, B::load_unaligned(x + i)).store_unaligned(x + i);
+    for (; i < n; ++i)
+      if (mask[i] != 0.f) x[i] = value;
+  }
   static void relu(float* x, size_t n) {
     const B zero(0.f);
     size_t i = 0;
@@ -104,7 +117,7 @@ struct K {
   }
 
   static const Kernels& table(const char* name) {
-    static const Kernels k{name, dot, axpy, add, scale, relu, softmax, layer_norm};
+    static const Kernels k{name, dot, axpy, add, scale, mul, masked_fill, relu, softmax, layer_norm};
     return k;
   }
 };

@@ -2,6 +2,7 @@
 // Each op allocates its output once and nothing inside its loops.
 #include "ops.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 
@@ -84,7 +85,7 @@ Tensor softmax(const Tensor& x) {
   return out;
 }
 
-// Offsets into `mask` for each element of a tensor of shape `to` (right-aligned broadcasting).
+// Strides of `from` broadcast to `to` (right-aligned; 0 where `from` has size 1 or no dim).
 static std::vector<int64_t> broadcast_strides(const Shape& from, const Shape& to, const char* what) {
   if (from.size() > to.size())
     fail(what, " of shape ", shape_str(from), " has more dimensions than the scores ", shape_str(to));
@@ -106,17 +107,22 @@ Tensor masked_fill(const Tensor& x, const Tensor& mask_, float value) {
   Tensor mask = mask_.contiguous();
   const std::vector<int64_t> ms = broadcast_strides(mask.shape(), x.shape(), "mask");
   const Shape& shape = x.shape();
-  const int64_t n = out.numel(), nd = x.dim();
-  const float* mp = mask.data();
-  float* op = out.data();
-  std::vector<int64_t> idx(static_cast<size_t>(nd), 0);
-  int64_t moff = 0;
-  for (int64_t e = 0; e < n; ++e) {
-    if (mp[moff] != 0.f) op[e] = value;
-    for (int64_t d = nd - 1; d >= 0; --d) {  // advance the multi-index and the mask offset
-      moff += ms[d];
+  const int64_t nd = x.dim(), n = nd ? shape[nd - 1] : 1, rows = n ? out.numel() / n : 0;
+  const Kernels& k = kernels();
+  // A mask row is either a packed row of n flags or one flag for the whole row (broadcast).
+  std::vector<float> row_flags(static_cast<size_t>(n));
+  std::vector<int64_t> idx(static_cast<size_t>(nd ? nd - 1 : 0), 0);
+  for (int64_t r = 0; r < rows; ++r) {
+    int64_t moff = 0;
+    for (int64_t d = 0; d + 1 < nd; ++d) moff += idx[d] * ms[d];
+    const float* mrow = mask.data() + moff;
+    if (nd && ms[nd - 1] == 0) {
+      std::fill(row_flags.begin(), row_flags.end(), mrow[0]);
+      mrow = row_flags.data();
+    }
+    k.masked_fill(out.data() + r * n, mrow, value, static_cast<size_t>(n));
+    for (int64_t d = nd - 2; d >= 0; --d) {
       if (++idx[d] < shape[d]) break;
-      moff -= ms[d] * shape[d];
       idx[d] = 0;
     }
   }
@@ -192,8 +198,7 @@ Tensor dropout(const Tensor& x, float p, Generator& gen) {
     for (size_t i = 0; i < n; ++i) np[i] /= keep;
   }
   Tensor xc = x.contiguous();
-  const float* xp = xc.data();
-  for (size_t i = 0; i < n; ++i) np[i] *= xp[i];
+  kernels().mul(np, xc.data(), np, n);
   return noise;
 }
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds the core twice, incrementally: natively (build/native: library, attention-cli, Catch2
 # tests) and to WebAssembly (build/wasm: attention.js + attention.wasm) with Emscripten.
-#   ATTN_SANITIZE=1 scripts/build.sh native-asan   the native tests under ASan + UBSan (build/native-asan)
+#   scripts/build.sh              native + wasm (npm start, npm run build)
+#   scripts/build.sh test         native + wasm + the native tests under ASan + UBSan (build/native-asan)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 jobs=$(nproc)
@@ -24,8 +25,9 @@ wasm() {
 
 case "$what" in
   all) native build/native; wasm ;;
+  test) native build/native; wasm; native build/native-asan -DATTN_SANITIZE=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo ;;
   native) native build/native ;;
   wasm) wasm ;;
   native-asan) native build/native-asan -DATTN_SANITIZE=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo ;;
-  *) echo "usage: scripts/build.sh [all|native|wasm|native-asan]" >&2; exit 2 ;;
+  *) echo "usage: scripts/build.sh [all|test|native|wasm|native-asan]" >&2; exit 2 ;;
 esac

@@ -1,10 +1,11 @@
 // npm test, after setup and build: runs the three suites and sums them into one closing line
 //   N passed, N failed
-// 1. native: CTest over the Catch2 tests (build/native); with ATTN_SANITIZE=1 also build/native-asan
+// 1. native: CTest over the Catch2 tests (build/native), and again built with ASan + UBSan
+//    (build/native-asan) when that tree exists (scripts/build.sh test makes it)
 // 2. node:   node:test over tests/node (the WASM core under Node)
 // 3. browser: node:test over tests/browser (playwright-core driving /usr/bin/chromium headless)
 import { spawnSync } from 'node:child_process';
-import { readdirSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 
 const only = process.argv[2];  // optional: native | node | browser
 const suites = [];
@@ -35,7 +36,7 @@ function nodeTests(dir, label) {
 
 if (!only || only === 'native') {
   suites.push(ctest('build/native', 'native (CTest)'));
-  if (process.env.ATTN_SANITIZE === '1') suites.push(ctest('build/native-asan', 'native ASan+UBSan (CTest)'));
+  if (existsSync('build/native-asan/CTestTestfile.cmake')) suites.push(ctest('build/native-asan', 'native ASan+UBSan (CTest)'));
 }
 if (!only || only === 'node') suites.push(nodeTests('tests/node', 'wasm under Node'));
 if (!only || only === 'browser') suites.push(nodeTests('tests/browser', 'browser (headless Chromium)'));

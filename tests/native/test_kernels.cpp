@@ -136,3 +136,37 @@ TEST_CASE("matmul and linear agree on both kernel tables, transposed views inclu
       }
   }
 }
+
+TEST_CASE("SIMD mul and masked_fill equal their scalar twins", "[kernels]") {
+  for (size_t n : kSizes) {
+    auto a = random_vector(n, 12), b = random_vector(n, 13);
+    std::vector<float> m1(n), m2(n);
+    S().mul(m1.data(), a.data(), b.data(), n);
+    V().mul(m2.data(), a.data(), b.data(), n);
+    INFO("n = " << n);
+    CHECK(max_diff(m1, m2) == 0.0);
+    std::vector<float> mask(n);
+    for (size_t i = 0; i < n; ++i) mask[i] = (i * 7 + 3) % 3 == 0 ? 1.f : 0.f;
+    auto f1 = a, f2 = a;
+    S().masked_fill(f1.data(), mask.data(), -1e9f, n);
+    V().masked_fill(f2.data(), mask.data(), -1e9f, n);
+    CHECK(f1 == f2);
+    for (size_t i = 0; i < n; ++i) CHECK(f1[i] == (mask[i] != 0.f ? -1e9f : a[i]));
+  }
+}
+
+TEST_CASE("masked_fill broadcasts a mask over batch and heads like PyTorch", "[ops]") {
+  attn::Tensor x = attn::Tensor::zeros({2, 3, 2, 4});
+  attn::Tensor causal = attn::causal_mask(2, 4);  // (T, S): ones above the diagonal
+  auto y = attn::masked_fill(x, causal, -1.f).to_vector();
+  for (size_t i = 0; i < y.size(); ++i) {
+    const size_t t = (i / 4) % 2, s = i % 4;
+    CHECK(y[i] == (s > t ? -1.f : 0.f));
+  }
+  attn::Tensor row = attn::Tensor::from({2, 1, 2, 1}, {1, 0, 0, 1});  // one flag per (batch, query) row
+  auto z = attn::masked_fill(x, row, 5.f).to_vector();
+  for (size_t i = 0; i < z.size(); ++i) {
+    const size_t b = i / 24, t = (i / 4) % 2;
+    CHECK(z[i] == ((b == 0 && t == 0) || (b == 1 && t == 1) ? 5.f : 0.f));
+  }
+}
