@@ -12,6 +12,10 @@ struct Kernels {
   const char* name;  // "scalar", "sse2", "avx2", "wasm-simd128"
   // sum_i a[i] * b[i]
   float (*dot)(const float* a, const float* b, size_t n);
+  // C[m*ldc + n] = sum_k A[m*lda + k] * B[n*ldb + k] (+ bias[n] when bias != nullptr), for m < M, n < N:
+  // both operands walk K contiguously (nn.Linear's weight layout, keys for Q K^T). The workhorse.
+  void (*gemm_nt)(float* C, const float* A, const float* B, const float* bias, size_t M, size_t N, size_t K,
+                  size_t lda, size_t ldb, size_t ldc);
   // y[i] += alpha * x[i]
   void (*axpy)(float* y, float alpha, const float* x, size_t n);
   // y[i] = a[i] + b[i]

@@ -2,6 +2,7 @@
 // scalar tail each. Instantiated per architecture in kernels_<arch>.cpp, each built with its own
 // flags; kernels.cpp picks one at run time. The scalar twins are in kernels_scalar.cpp.
 #pragma once
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <xsimd/xsimd.hpp>
@@ -26,6 +27,51 @@ struct K {
     float s = xsimd::hadd(acc0 + acc1);
     for (; i < n; ++i) s += a[i] * b[i];
     return s;
+  }
+  // Register tile of MR rows x NR columns: MR*NR accumulators + NR B vectors + 1 A vector fit the
+  // 16 vector registers of SSE/AVX2/WASM SIMD128; each A and B load feeds NR or MR FMAs.
+  template <size_t MR, size_t NR>
+  static void tile(float* C, const float* A, const float* Bm, const float* bias, size_t K, size_t lda, size_t ldb,
+                   size_t ldc) {
+    B acc[MR][NR];
+    for (size_t i = 0; i < MR; ++i)
+      for (size_t j = 0; j < NR; ++j) acc[i][j] = B(0.f);
+    size_t k = 0;
+    for (; k + W <= K; k += W) {
+      B b[NR];
+      for (size_t j = 0; j < NR; ++j) b[j] = B::load_unaligned(Bm + j * ldb + k);
+      for (size_t i = 0; i < MR; ++i) {
+        const B a = B::load_unaligned(A + i * lda + k);
+        for (size_t j = 0; j < NR; ++j) acc[i][j] = xsimd::fma(a, b[j], acc[i][j]);
+      }
+    }
+    for (size_t i = 0; i < MR; ++i)
+      for (size_t j = 0; j < NR; ++j) {
+        float s = xsimd::hadd(acc[i][j]);
+        for (size_t kk = k; kk < K; ++kk) s += A[i * lda + kk] * Bm[j * ldb + kk];
+        C[i * ldc + j] = s + (bias ? bias[j] : 0.f);
+      }
+  }
+  static void gemm_nt(float* C, const float* A, const float* Bm, const float* bias, size_t M, size_t N, size_t K,
+                      size_t lda, size_t ldb, size_t ldc) {
+    constexpr size_t MR = 4, NR = 3;
+    // Column panels of B small enough to stay in L2 while every row block of A streams past them.
+    const size_t NC = std::max<size_t>(NR, (size_t{128} * 1024 / (sizeof(float) * (K ? K : 1))) / NR * NR);
+    for (size_t n0 = 0; n0 < N; n0 += NC) {
+      const size_t n1 = std::min(N, n0 + NC);
+      size_t m = 0;
+      for (; m + MR <= M; m += MR) panel<MR>(C, A, Bm, bias, m, n0, n1, K, lda, ldb, ldc);
+      for (; m < M; ++m) panel<1>(C, A, Bm, bias, m, n0, n1, K, lda, ldb, ldc);
+    }
+  }
+  template <size_t MR>
+  static void panel(float* C, const float* A, const float* Bm, const float* bias, size_t m, size_t n0, size_t n1, size_t K,
+                    size_t lda, size_t ldb, size_t ldc) {
+    constexpr size_t NR = 3;
+    size_t n = n0;
+    for (; n + NR <= n1; n += NR)
+      tile<MR, NR>(C + m * ldc + n, A + m * lda, Bm + n * ldb, bias ? bias + n : nullptr, K, lda, ldb, ldc);
+    for (; n < n1; ++n) tile<MR, 1>(C + m * ldc + n, A + m * lda, Bm + n * ldb, bias ? bias + n : nullptr, K, lda, ldb, ldc);
   }
   static void axpy(float* y, float alpha, const float* x, size_t n) {
     const B va(alpha);
@@ -117,7 +163,7 @@ struct K {
   }
 
   static const Kernels& table(const char* name) {
-    static const Kernels k{name, dot, axpy, add, scale, mul, masked_fill, relu, softmax, layer_norm};
+    static const Kernels k{name, dot, gemm_nt, axpy, add, scale, mul, masked_fill, relu, softmax, layer_norm};
     return k;
   }
 };

@@ -12,7 +12,6 @@
 namespace attn {
 
 Tensor linear(const Tensor& x_, const Tensor& weight, const Tensor& bias) {
-  const Kernels& k = kernels();
   const int64_t IC = weight.size(1), OC = weight.size(0);
   if (x_.size(-1) != IC)
     fail("linear: input's last dimension (", x_.size(-1), ") must equal the layer's in_features (", IC, ")");
@@ -20,19 +19,14 @@ Tensor linear(const Tensor& x_, const Tensor& weight, const Tensor& bias) {
   Shape out_shape = x.shape();
   out_shape.back() = OC;
   Tensor out = Tensor::empty(out_shape);
-  const int64_t R = x.numel() / (IC ? IC : 1);
-  const float* xp = x.data();
-  const float* wp = w.data();
-  const float* bp = bias.defined() ? bias.contiguous().data() : nullptr;
-  float* op = out.data();
-  for (int64_t r = 0; r < R; ++r)
-    for (int64_t o = 0; o < OC; ++o)
-      op[r * OC + o] = k.dot(xp + r * IC, wp + o * IC, static_cast<size_t>(IC)) + (bp ? bp[o] : 0.f);
+  const int64_t R = IC ? x.numel() / IC : numel(Shape(x.shape().begin(), x.shape().end() - 1));
+  const Tensor b = bias.defined() ? bias.contiguous() : Tensor();
+  const auto u = [](int64_t v) { return static_cast<size_t>(v); };
+  kernels().gemm_nt(out.data(), x.data(), w.data(), b.defined() ? b.data() : nullptr, u(R), u(OC), u(IC), u(IC), u(IC), u(OC));
   return out;
 }
 
 Tensor matmul(const Tensor& a_, const Tensor& b) {
-  const Kernels& k = kernels();
   if (a_.dim() < 2 || b.dim() < 2) fail("matmul needs tensors of at least 2 dimensions, got ", shape_str(a_.shape()), " and ", shape_str(b.shape()));
   const int64_t M = a_.size(-2), K = a_.size(-1), N = b.size(-1);
   if (b.size(-2) != K)
@@ -45,32 +39,16 @@ Tensor matmul(const Tensor& a_, const Tensor& b) {
   Shape out_shape = batch;
   out_shape.push_back(M);
   out_shape.push_back(N);
-  Tensor out = Tensor::zeros(out_shape);
+  Tensor out = Tensor::empty(out_shape);
   Tensor a = a_.contiguous();
-  const float* ap = a.data();
-  float* op = out.data();
-  // b as a transposed view of a packed (..., N, K) tensor: dot products of rows.
-  Tensor bt = b.transpose(-2, -1);
-  if (bt.is_contiguous()) {
-    const float* bp = bt.data();
-    for (int64_t i = 0; i < nb; ++i) {
-      const float* ai = ap + i * M * K;
-      const float* bi = bp + (b_batched ? i * N * K : 0);
-      float* oi = op + i * M * N;
-      for (int64_t m = 0; m < M; ++m)
-        for (int64_t n = 0; n < N; ++n) oi[m * N + n] = k.dot(ai + m * K, bi + n * K, static_cast<size_t>(K));
-    }
-    return out;
-  }
-  Tensor bc = b.contiguous();
-  const float* bp = bc.data();
-  for (int64_t i = 0; i < nb; ++i) {
-    const float* ai = ap + i * M * K;
-    const float* bi = bp + (b_batched ? i * K * N : 0);
-    float* oi = op + i * M * N;
-    for (int64_t m = 0; m < M; ++m)
-      for (int64_t kk = 0; kk < K; ++kk) k.axpy(oi + m * N, ai[m * K + kk], bi + kk * N, static_cast<size_t>(N));
-  }
+  // gemm_nt wants b as rows of K: a transposed view (keys.transpose(-2, -1)) already is one;
+  // otherwise pack b^T once (S x D values for attn @ V: small next to the product).
+  Tensor bt = b.transpose(-2, -1).contiguous();
+  const auto u = [](int64_t v) { return static_cast<size_t>(v); };
+  const Kernels& k = kernels();
+  for (int64_t i = 0; i < nb; ++i)
+    k.gemm_nt(out.data() + i * M * N, a.data() + i * M * K, bt.data() + (b_batched ? i * N * K : 0), nullptr, u(M), u(N),
+              u(K), u(K), u(K), u(N));
   return out;
 }
 
