@@ -86,7 +86,7 @@ Scenario parse_scenario(const std::string& text) {
   json j;
   try {
     j = json::parse(text);
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {  // parse_error, and out_of_range for numbers beyond double
     fail("scenario is not valid JSON: ", e.what());
   }
   if (!j.is_object()) fail("scenario must be a JSON object like {\"module\": \"softmax\", \"inputs\": [...]}");

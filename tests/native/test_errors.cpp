@@ -80,3 +80,8 @@ TEST_CASE("the core keeps working after an error", "[errors]") {
   const std::string ok = attn::run_json(R"({"module": "softmax", "inputs": [{"name": "x", "shape": [2], "data": [0, 0]}]})");
   CHECK_THAT(ok, Contains("[0.5,0.5]"));
 }
+
+TEST_CASE("numbers beyond double range are a JSON error, not a crash (found by the fuzzer)", "[errors]") {
+  CHECK_THROWS_WITH(attn::run_json("1e0333333333"), Contains("not valid JSON"));
+  CHECK_THROWS_WITH(attn::run_json(R"({"module": "softmax", "seed": 1e999})"), Contains("not valid JSON"));
+}

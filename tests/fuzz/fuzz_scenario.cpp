@@ -1,0 +1,32 @@
+// libFuzzer target: any bytes as a scenario. Parsing and running must either succeed or throw
+// attn::Error; never crash, leak, hit undefined behaviour or return NaN outputs silently.
+// Built by scripts/fuzz.sh with clang 14 (-fsanitize=fuzzer,address,undefined); seeds: tests/fixtures.
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <string>
+
+#include "scenario.hpp"
+#include "error.hpp"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  const std::string text(reinterpret_cast<const char*>(data), size);
+  try {
+    attn::Scenario s = attn::parse_scenario(text);
+    // Keep each run small so the fuzzer explores breadth, not one huge tensor.
+    int64_t elements = 0;
+    for (const auto& in : s.inputs) elements += attn::numel(in.shape);
+    for (const auto& [name, value] : s.config)
+      if (value > 256) return 0;
+    if (elements > (1 << 16)) return 0;
+    attn::Result r = attn::run(s);
+    for (const auto& o : r.outputs) {
+      const attn::Tensor c = o.value.contiguous();
+      for (int64_t i = 0; i < c.numel(); ++i)
+        if (std::isnan(c.data()[i])) std::abort();  // run() must have rejected it
+    }
+    (void)attn::result_to_json(r);
+  } catch (const attn::Error&) {
+  }
+  return 0;
+}
