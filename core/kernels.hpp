@@ -16,6 +16,11 @@ struct Kernels {
   // both operands walk K contiguously (nn.Linear's weight layout, keys for Q K^T). The workhorse.
   void (*gemm_nt)(float* C, const float* A, const float* B, const float* bias, size_t M, size_t N, size_t K,
                   size_t lda, size_t ldb, size_t ldc);
+  // C[m*ldc + n] = sum_k A[m*lda + k] * B[k*ldb + n], for m < M, n < N: B walks N contiguously
+  // (values for attn @ V, packed keys^T for Q K^T). Outer-product tiles: no horizontal sums, so it
+  // wins over gemm_nt when K is short (head dims).
+  void (*gemm_nn)(float* C, const float* A, const float* B, size_t M, size_t N, size_t K, size_t lda, size_t ldb,
+                  size_t ldc);
   // y[i] += alpha * x[i]
   void (*axpy)(float* y, float alpha, const float* x, size_t n);
   // y[i] = a[i] + b[i]

@@ -18,6 +18,13 @@ void gemm_nt(float* C, const float* A, const float* B, const float* bias, size_t
   for (size_t m = 0; m < M; ++m)
     for (size_t n = 0; n < N; ++n) C[m * ldc + n] = dot(A + m * lda, B + n * ldb, K) + (bias ? bias[n] : 0.f);
 }
+void axpy(float* y, float alpha, const float* x, size_t n);
+void gemm_nn(float* C, const float* A, const float* B, size_t M, size_t N, size_t K, size_t lda, size_t ldb, size_t ldc) {
+  for (size_t m = 0; m < M; ++m) {
+    for (size_t n = 0; n < N; ++n) C[m * ldc + n] = 0.f;
+    for (size_t k = 0; k < K; ++k) axpy(C + m * ldc, A[m * lda + k], B + k * ldb, N);
+  }
+}
 void axpy(float* y, float alpha, const float* x, size_t n) {
   for (size_t i = 0; i < n; ++i) y[i] += alpha * x[i];
 }
@@ -63,7 +70,7 @@ void layer_norm(float* y, const float* x, const float* gamma, const float* beta,
 }  // namespace
 
 const Kernels& scalar_kernels() {
-  static const Kernels k{"scalar", dot, gemm_nt, axpy, add, scale, mul, masked_fill, relu, softmax, layer_norm};
+  static const Kernels k{"scalar", dot, gemm_nt, gemm_nn, axpy, add, scale, mul, masked_fill, relu, softmax, layer_norm};
   return k;
 }
 

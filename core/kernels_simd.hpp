@@ -73,6 +73,46 @@ struct K {
       tile<MR, NR>(C + m * ldc + n, A + m * lda, Bm + n * ldb, bias ? bias + n : nullptr, K, lda, ldb, ldc);
     for (; n < n1; ++n) tile<MR, 1>(C + m * ldc + n, A + m * lda, Bm + n * ldb, bias ? bias + n : nullptr, K, lda, ldb, ldc);
   }
+  // Outer-product tile: MR rows x NV vectors of C in registers; per k, MR broadcasts of A and NV
+  // loads of B feed MR*NV FMAs.
+  template <size_t MR, size_t NV>
+  static void tile_nn(float* C, const float* A, const float* Bm, size_t K, size_t lda, size_t ldb, size_t ldc) {
+    B acc[MR][NV];
+    for (size_t i = 0; i < MR; ++i)
+      for (size_t j = 0; j < NV; ++j) acc[i][j] = B(0.f);
+    for (size_t k = 0; k < K; ++k) {
+      B b[NV];
+      for (size_t j = 0; j < NV; ++j) b[j] = B::load_unaligned(Bm + k * ldb + j * W);
+      for (size_t i = 0; i < MR; ++i) {
+        const B a(A[i * lda + k]);
+        for (size_t j = 0; j < NV; ++j) acc[i][j] = xsimd::fma(a, b[j], acc[i][j]);
+      }
+    }
+    for (size_t i = 0; i < MR; ++i)
+      for (size_t j = 0; j < NV; ++j) acc[i][j].store_unaligned(C + i * ldc + j * W);
+  }
+  static void gemm_nn(float* C, const float* A, const float* Bm, size_t M, size_t N, size_t K, size_t lda, size_t ldb,
+                      size_t ldc) {
+    constexpr size_t MR = 4, NV = 2;
+    size_t n = 0;
+    for (; n + NV * W <= N; n += NV * W) {
+      size_t m = 0;
+      for (; m + MR <= M; m += MR) tile_nn<MR, NV>(C + m * ldc + n, A + m * lda, Bm + n, K, lda, ldb, ldc);
+      for (; m < M; ++m) tile_nn<1, NV>(C + m * ldc + n, A + m * lda, Bm + n, K, lda, ldb, ldc);
+    }
+    for (; n + W <= N; n += W) {
+      size_t m = 0;
+      for (; m + MR <= M; m += MR) tile_nn<MR, 1>(C + m * ldc + n, A + m * lda, Bm + n, K, lda, ldb, ldc);
+      for (; m < M; ++m) tile_nn<1, 1>(C + m * ldc + n, A + m * lda, Bm + n, K, lda, ldb, ldc);
+    }
+    if (n < N)  // the last N % W columns: scalar, one row at a time
+      for (size_t m = 0; m < M; ++m)
+        for (size_t j = n; j < N; ++j) {
+          float s = 0.f;
+          for (size_t k = 0; k < K; ++k) s += A[m * lda + k] * Bm[k * ldb + j];
+          C[m * ldc + j] = s;
+        }
+  }
   static void axpy(float* y, float alpha, const float* x, size_t n) {
     const B va(alpha);
     size_t i = 0;
@@ -163,7 +203,7 @@ struct K {
   }
 
   static const Kernels& table(const char* name) {
-    static const Kernels k{name, dot, gemm_nt, axpy, add, scale, mul, masked_fill, relu, softmax, layer_norm};
+    static const Kernels k{name, dot, gemm_nt, gemm_nn, axpy, add, scale, mul, masked_fill, relu, softmax, layer_norm};
     return k;
   }
 };

@@ -41,14 +41,14 @@ Tensor matmul(const Tensor& a_, const Tensor& b) {
   out_shape.push_back(N);
   Tensor out = Tensor::empty(out_shape);
   Tensor a = a_.contiguous();
-  // gemm_nt wants b as rows of K: a transposed view (keys.transpose(-2, -1)) already is one;
-  // otherwise pack b^T once (S x D values for attn @ V: small next to the product).
-  Tensor bt = b.transpose(-2, -1).contiguous();
+  // gemm_nn wants b as K rows of N: values already are; keys.transpose(-2, -1) is packed once
+  // (S x D values: small next to the product).
+  Tensor bc = b.contiguous();
   const auto u = [](int64_t v) { return static_cast<size_t>(v); };
   const Kernels& k = kernels();
   for (int64_t i = 0; i < nb; ++i)
-    k.gemm_nt(out.data() + i * M * N, a.data() + i * M * K, bt.data() + (b_batched ? i * N * K : 0), nullptr, u(M), u(N),
-              u(K), u(K), u(K), u(N));
+    k.gemm_nn(out.data() + i * M * N, a.data() + i * M * K, bc.data() + (b_batched ? i * K * N : 0), u(M), u(N), u(K),
+              u(K), u(N), u(N));
   return out;
 }
 

@@ -2,6 +2,8 @@
 #include "tensor.hpp"
 
 #include <algorithm>
+#include <map>
+#include <mutex>
 #include <numeric>
 
 #include "error.hpp"
@@ -18,6 +20,67 @@ int64_t numel(const Shape& shape) {
   return std::accumulate(shape.begin(), shape.end(), int64_t{1}, std::multiplies<int64_t>());
 }
 
+namespace {
+
+// Freed buffers by element count, up to a byte limit; uninitialised memory (empty() promises nothing).
+class StoragePool {
+ public:
+  std::shared_ptr<float> take(size_t n) {
+    float* p = nullptr;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      auto it = free_.find(n);
+      if (it != free_.end()) {
+        p = it->second;
+        free_.erase(it);
+        bytes_ -= n * sizeof(float);
+      }
+    }
+    if (!p) p = new float[n ? n : 1];
+    return std::shared_ptr<float>(p, [this, n](float* q) { give(q, n); });
+  }
+  void set_limit(size_t bytes) {
+    std::lock_guard<std::mutex> lock(mu_);
+    limit_ = bytes;
+    trim();
+  }
+  ~StoragePool() {
+    for (auto& [n, p] : free_) delete[] p;
+  }
+
+ private:
+  void give(float* p, size_t n) {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (n * sizeof(float) > limit_) {
+      delete[] p;
+      return;
+    }
+    free_.emplace(n, p);
+    bytes_ += n * sizeof(float);
+    trim();
+  }
+  void trim() {  // drop the largest buffers first until within the limit
+    while (bytes_ > limit_ && !free_.empty()) {
+      auto it = std::prev(free_.end());
+      bytes_ -= it->first * sizeof(float);
+      delete[] it->second;
+      free_.erase(it);
+    }
+  }
+  std::mutex mu_;
+  std::multimap<size_t, float*> free_;
+  size_t bytes_ = 0, limit_ = size_t{64} << 20;
+};
+
+StoragePool& pool() {
+  static StoragePool* p = new StoragePool();  // never destroyed: tensors may outlive static destruction
+  return *p;
+}
+
+}  // namespace
+
+void set_storage_pool_limit(size_t bytes) { pool().set_limit(bytes); }
+
 static Shape contiguous_strides(const Shape& shape) {
   Shape strides(shape.size());
   int64_t s = 1;
@@ -32,17 +95,17 @@ Tensor Tensor::empty(const Shape& shape) {
   for (int64_t d : shape)
     if (d < 0) fail("tensor shape ", shape_str(shape), " has a negative size: sizes must be >= 0");
   Tensor t;
-  t.storage_ = std::make_shared<std::vector<float>>(static_cast<size_t>(attn::numel(shape)));
+  t.storage_ = pool().take(static_cast<size_t>(attn::numel(shape)));
   t.shape_ = shape;
   t.strides_ = contiguous_strides(shape);
   return t;
 }
 
-Tensor Tensor::zeros(const Shape& shape) { return empty(shape); }
+Tensor Tensor::zeros(const Shape& shape) { return full(shape, 0.f); }
 
 Tensor Tensor::full(const Shape& shape, float value) {
   Tensor t = empty(shape);
-  std::fill(t.storage_->begin(), t.storage_->end(), value);
+  std::fill(t.storage_.get(), t.storage_.get() + t.numel(), value);
   return t;
 }
 
@@ -51,7 +114,7 @@ Tensor Tensor::from(const Shape& shape, std::vector<float> values) {
     fail("data has ", values.size(), " values but shape ", shape_str(shape), " needs ",
          attn::numel(shape), ": give one value per element, row-major");
   Tensor t = empty(shape);
-  *t.storage_ = std::move(values);
+  std::copy(values.begin(), values.end(), t.storage_.get());
   return t;
 }
 
@@ -65,7 +128,7 @@ bool Tensor::is_contiguous() const { return strides_ == contiguous_strides(shape
 
 float* Tensor::data() {
   if (!is_contiguous()) fail("internal: data() on a non-contiguous tensor; call contiguous() first");
-  return storage_->data() + offset_;
+  return storage_.get() + offset_;
 }
 const float* Tensor::data() const { return const_cast<Tensor*>(this)->data(); }
 
@@ -126,11 +189,11 @@ Tensor Tensor::contiguous() const { return is_contiguous() ? *this : clone(); }
 
 Tensor Tensor::clone() const {
   Tensor out = empty(shape_);
-  float* dst = out.storage_->data();
+  float* dst = out.storage_.get();
   const int64_t n = numel(), nd = dim();
   if (n == 0) return out;
   std::vector<int64_t> idx(static_cast<size_t>(nd), 0);
-  const float* src = storage_->data() + offset_;
+  const float* src = storage_.get() + offset_;
   // Walk in row-major order, copying the innermost dimension as a run.
   const int64_t inner = nd ? shape_[nd - 1] : 1, inner_stride = nd ? strides_[nd - 1] : 1;
   for (int64_t done = 0; done < n; done += inner) {

@@ -1,6 +1,9 @@
 // Tensor: float32, row-major, shape + strides over shared storage. view/transpose/slice make
 // views without copying (as the seeds' view/transpose/chunk do); contiguous() copies only when
 // the layout needs it. Ops live in ops.hpp; this file knows nothing of attention.
+// Storage comes from a small pool of recently freed buffers (tensor.cpp): a forward pass that
+// repeats (every keystroke on the page, every benchmark iteration) reuses its buffers instead of
+// paying the allocator and the kernel's page faults again.
 #pragma once
 #include <cstdint>
 #include <memory>
@@ -12,6 +15,8 @@ namespace attn {
 using Shape = std::vector<int64_t>;
 
 std::string shape_str(const Shape& shape);  // "[2, 3, 8]"
+// Bytes the pool keeps for reuse at most; 0 turns pooling off (leak checks use it to see malloc's own count).
+void set_storage_pool_limit(size_t bytes);
 int64_t numel(const Shape& shape);
 
 class Tensor {
@@ -33,7 +38,7 @@ class Tensor {
   // Raw access; data() requires a contiguous tensor (check with is_contiguous()).
   float* data();
   const float* data() const;
-  float* base() const { return storage_->data() + offset_; }  // first element, any layout
+  float* base() const { return storage_.get() + offset_; }  // first element, any layout
 
   // Views (no copy).
   Tensor view(Shape shape) const;              // contiguous only; one -1 is inferred
@@ -46,7 +51,7 @@ class Tensor {
   std::vector<float> to_vector() const;
 
  private:
-  std::shared_ptr<std::vector<float>> storage_;
+  std::shared_ptr<float> storage_;  // from storage_pool.cpp: freed buffers are kept for reuse
   int64_t offset_ = 0;
   Shape shape_, strides_;
 };

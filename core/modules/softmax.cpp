@@ -21,7 +21,7 @@ class Softmax : public Module {
     if (ctx.tracing()) {
       std::vector<std::string> dims;
       for (int64_t i = 0; i < n; ++i) dims.push_back(i == d ? "axis" : "dim" + std::to_string(i));
-      Tensor rowmax = Tensor::empty(moved.shape()), ex = Tensor::empty(moved.shape());
+      Tensor ex = Tensor::empty(moved.shape());
       const int64_t w = moved.size(-1), rows = moved.numel() / (w ? w : 1);
       Shape max_shape = moved.shape();
       max_shape.back() = 1;

@@ -186,3 +186,17 @@ TEST_CASE("SIMD gemm_nt equals the scalar gemm_nt on awkward tile remainders, wi
     }
   }
 }
+
+TEST_CASE("SIMD gemm_nn equals the scalar gemm_nn on awkward sizes and strides", "[kernels]") {
+  for (size_t M : {1, 3, 4, 5, 9}) for (size_t N : {1, 3, 4, 8, 9, 17, 33}) for (size_t K : {1, 2, 7, 64}) {
+    const size_t lda = K + 1, ldb = N + 2, ldc = N + 3;
+    auto A = random_vector(M * lda, 17), Bm = random_vector(K * ldb, 18);
+    std::vector<float> c1(M * ldc, 7.f), c2(M * ldc, 7.f);
+    S().gemm_nn(c1.data(), A.data(), Bm.data(), M, N, K, lda, ldb, ldc);
+    V().gemm_nn(c2.data(), A.data(), Bm.data(), M, N, K, lda, ldb, ldc);
+    INFO("M N K = " << M << " " << N << " " << K << ", max diff " << max_diff(c1, c2));
+    CHECK(max_diff(c1, c2) <= 1e-6 * static_cast<double>(K) * 9.0);
+    for (size_t m = 0; m < M; ++m)
+      for (size_t n = N; n < ldc; ++n) CHECK(c2[m * ldc + n] == 7.f);
+  }
+}
