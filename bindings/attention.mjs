@@ -29,9 +29,21 @@ export class AttentionCore {
   // scenario: an object or a JSON string (core/SCENARIO.md). Returns
   // {module, outputs: [{name, shape, data}], steps: [{name, shape, dims, code, cpp, data}],
   //  inputs: [...] (with scenario.return_inputs), params: [...] (with scenario.return_params)}.
+  // Input `data` given as a Float32Array crosses as a typed array (copied into the heap once)
+  // rather than as JSON text.
   run(scenario) {
-    const text = typeof scenario === 'string' ? scenario : JSON.stringify(scenario);
-    const run = new this._m.Run(text);
+    const buffers = [];
+    let text = scenario;
+    if (typeof scenario !== 'string') {
+      const inputs = (scenario.inputs ?? []).map((input) => {
+        if (!(input.data instanceof Float32Array)) return input;
+        const { data, ...rest } = input;
+        buffers.push(data);
+        return { ...rest, buffer: buffers.length - 1 };
+      });
+      text = JSON.stringify(scenario.inputs ? { ...scenario, inputs } : scenario);
+    }
+    const run = new this._m.Run(text, buffers);
     try {
       if (!run.ok()) throw new Error(run.error());
       const meta = JSON.parse(run.meta());

@@ -16,9 +16,13 @@ namespace {
 
 class Run {
  public:
-  explicit Run(const std::string& scenario_json) {
+  // buffers: a JS array of Float32Arrays, each copied into the heap once (inputs' "buffer": i)
+  Run(const std::string& scenario_json, val buffers) {
     try {
-      result_ = attn::run(attn::parse_scenario(scenario_json));
+      std::vector<std::vector<float>> data;
+      const size_t n = buffers["length"].as<size_t>();
+      for (size_t i = 0; i < n; ++i) data.push_back(convertJSArrayToNumberVector<float>(buffers[i]));
+      result_ = attn::run(attn::parse_scenario(scenario_json, &data));
       for (auto* list : {&result_.outputs, &result_.inputs, &result_.params})
         for (auto& t : *list) t.value = t.value.contiguous();  // views handed out need packed data
       ok_ = true;
@@ -65,7 +69,7 @@ double heap_used() { return static_cast<double>(mallinfo().uordblks); }
 
 EMSCRIPTEN_BINDINGS(attention) {
   class_<Run>("Run")
-      .constructor<std::string>()
+      .constructor<std::string, val>()
       .function("ok", &Run::ok)
       .function("error", &Run::error)
       .function("meta", &Run::meta)

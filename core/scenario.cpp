@@ -82,7 +82,7 @@ void check_keys(const json& j, const std::string& where, std::initializer_list<c
 
 }  // namespace
 
-Scenario parse_scenario(const std::string& text) {
+Scenario parse_scenario(const std::string& text, std::vector<std::vector<float>>* buffers) {
   json j;
   try {
     j = json::parse(text);
@@ -123,7 +123,7 @@ Scenario parse_scenario(const std::string& text) {
       const json& e = j["inputs"][i];
       const std::string where = "inputs[" + std::to_string(i) + "]";
       if (!e.is_object()) fail(where, " must be an object with name and shape");
-      check_keys(e, where, {"name", "shape", "init", "data", "embedding"});
+      check_keys(e, where, {"name", "shape", "init", "data", "embedding", "buffer"});
       ScenarioInput in;
       if (!e.contains("name") || !e["name"].is_string()) fail(where, ".name must be a string");
       in.name = e["name"].get<std::string>();
@@ -137,8 +137,23 @@ Scenario parse_scenario(const std::string& text) {
       if (!seen.insert(in.name).second) fail(where, ".name '", in.name, "' is given twice");
       if (!e.contains("shape")) fail(where, " ('", in.name, "') needs a shape");
       in.shape = parse_shape(e["shape"], where);
-      const int sources = e.contains("init") + e.contains("data") + e.contains("embedding");
+      const int sources = e.contains("init") + e.contains("data") + e.contains("embedding") + e.contains("buffer");
       if (sources != 1) fail(where, " ('", in.name, "') needs exactly one of \"init\", \"data\" or \"embedding\"");
+      if (e.contains("buffer")) {
+        const json& b = e["buffer"];
+        if (!buffers || !b.is_number_unsigned() || b.get<size_t>() >= buffers->size())
+          fail(where, ".buffer (", brief(b), ") must index a typed array passed beside the scenario (",
+               buffers ? buffers->size() : 0, " given)");
+        std::vector<float>& data = (*buffers)[b.get<size_t>()];
+        if (static_cast<int64_t>(data.size()) != numel(in.shape))
+          fail(where, ".buffer has ", data.size(), " values but the shape needs ", numel(in.shape));
+        for (size_t k = 0; k < data.size(); ++k)
+          if (!std::isfinite(data[k])) fail(where, ".buffer[", k, "] (", data[k], ") is not a finite float32 value: the first bad value is at index ", k);
+        in.kind = ScenarioInput::Kind::Data;
+        in.data = std::move(data);
+        s.inputs.push_back(std::move(in));
+        continue;
+      }
       if (e.contains("init")) {
         in.kind = ScenarioInput::Kind::Init;
         in.init = e["init"].is_string() ? e["init"].get<std::string>() : "";

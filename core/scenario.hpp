@@ -45,7 +45,9 @@ struct Result {
 constexpr int64_t kMaxInputElements = int64_t{1} << 24;   // per input tensor
 constexpr int64_t kMaxTotalElements = int64_t{1} << 26;   // inputs + params + outputs, about 256 MB
 
-Scenario parse_scenario(const std::string& json_text);  // throws Error naming the bad field
+// throws Error naming the bad field. `buffers`: tensors handed over beside the JSON (the bindings'
+// typed arrays, copied in once); an input {"name", "shape", "buffer": i} takes buffers[i].
+Scenario parse_scenario(const std::string& json_text, std::vector<std::vector<float>>* buffers = nullptr);
 Result run(const Scenario& scenario);
 std::string result_to_json(const Result& result);
 std::string run_json(const std::string& scenario_json);  // parse, run, serialise

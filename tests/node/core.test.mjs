@@ -61,3 +61,13 @@ test('10,000 runs do not grow the WASM heap after the first ones', () => {
   assert.equal(core.heapBytes(), before.size, 'WASM memory grew');
   assert.equal(core.heapUsed(), before.used, 'malloc\'d bytes grew: a leak');
 });
+
+test('Float32Array inputs cross as typed arrays and give the same numbers as JSON data', () => {
+  const x = Float32Array.from({ length: 2 * 5 * 8 }, (_, i) => Math.sin(i));
+  const scenario = (data) => ({ module: 'CausalMultiHeadAttention', seed: 7,
+    config: { d_in: 8, d_out: 8, context_length: 5, dropout: 0, num_heads: 2 }, inputs: [{ name: 'x', shape: [2, 5, 8], data }] });
+  const a = core.run(scenario(x)), b = core.run(scenario(Array.from(x)));
+  assert.deepEqual(Array.from(a.outputs[0].data), Array.from(b.outputs[0].data));
+  assert.throws(() => core.run(scenario(new Float32Array(3))), { message: /buffer has 3 values but the shape needs 80/ });
+  assert.throws(() => core.run(scenario(Float32Array.of(...x.slice(0, 79), NaN))), { message: /buffer\[79\] \(nan\) is not a finite/ });
+});
