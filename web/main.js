@@ -1,73 +1,291 @@
-// The page: loads the core (bindings/attention.mjs), then recomputes on every keystroke.
-// Views take data and draw; this file wires the input to the core and the views.
+// The page: loads the core (bindings/attention.mjs), keeps the one page state (state.js), and on
+// every keystroke plans a run (scenario.js), runs it and hands the result to the views (views/).
+// Views take data and draw; this file only wires controls, state, core and views together.
 import { loadAttention } from '../bindings/attention.mjs';
+import { attentionSources, isSoftmaxStep } from './attention-data.js';
+import { computeChecks } from './checks.js';
+import { presets } from './presets.js';
+import { PageError, controlForError, describeModule, planRun, runPlan, stepLabels } from './scenario.js';
+import { defaultState, fromHash, moduleConfig, schema, toHash } from './state.js';
+import { tokenize } from './tokenize.js';
+import { createAttentionView } from './views/attention.js';
+import { createChecksView } from './views/checks.js';
+import { createCodePanel } from './views/code-panel.js';
+import { createArgsForm } from './views/config-form.js';
+import { clearErrors, showError } from './views/errors.js';
+import { createOutputView } from './views/output.js';
+import { createPipeline } from './views/pipeline.js';
+import { createPresetButtons } from './views/presets.js';
+import { createSoftmaxCard } from './views/softmax-card.js';
+import { createChips } from './views/tokens.js';
+import { createVocabView } from './views/vocab.js';
 
 const $ = (id) => document.getElementById(id);
 
-// "2, 1 0.1" -> [2, 1, 0.1]; throws an Error naming the first token that is not a number.
-export function parseNumbers(text) {
-  const tokens = text.split(/[\s,]+/).filter(Boolean);
-  if (tokens.length === 0) throw new Error('type at least one number');
-  return tokens.map((t, i) => {
-    const v = Number(t);
-    if (!Number.isFinite(v)) throw new Error(`"${t}" (item ${i + 1}) is not a finite number`);
-    return v;
-  });
+// The most recent result of either card; window.playground.result() returns it.
+const results = { latest: null, pipeline: null, softmax: null };
+window.playground = {
+  result: () => results.latest,
+  pipelineResult: () => results.pipeline,
+  softmaxResult: () => results.softmax,
+};
+
+function readControl(el, field) {
+  if (el.type === 'checkbox') return el.checked;
+  if (field.type === 'int') return el.value.trim() === '' ? NaN : Number(el.value);
+  return el.value;
 }
 
-function drawSoftmax(xs, ys) {
-  const rows = $('rows');
-  rows.replaceChildren(...xs.map((x, i) => {
-    const tr = document.createElement('tr');
-    tr.dataset.testid = 'softmax-row';
-    const bar = document.createElement('span');
-    bar.style.width = `${(ys[i] * 100).toFixed(2)}%`;
-    const cells = [String(x), ys[i].toFixed(6)].map((text) => {
-      const td = document.createElement('td');
-      td.textContent = text;
-      return td;
-    });
-    const barCell = document.createElement('td');
-    barCell.className = 'bar';
-    barCell.append(bar);
-    tr.append(...cells, barCell);
-    return tr;
-  }));
-  const sum = ys.reduce((a, b) => a + b, 0);
-  $('sum').textContent = `Σ softmax = ${sum.toFixed(6)} (|Σ − 1| = ${Math.abs(sum - 1).toExponential(1)})`;
-}
-
-function recompute(core) {
-  const error = $('error');
-  try {
-    const xs = parseNumbers($('numbers').value);
-    const result = core.run({ module: 'softmax', inputs: [{ name: 'x', shape: [xs.length], data: xs }] });
-    drawSoftmax(xs, Array.from(result.outputs[0].data));
-    error.hidden = true;
-    window.playground.last = result;
-  } catch (e) {
-    error.textContent = e.message;  // text only, never HTML
-    error.hidden = false;
+// Whole numbers typed in the page's own fields (seed, random shapes, width) are checked here; the
+// module's arguments are checked by the core, which names the rule.
+function checkPageFields(state, visible) {
+  for (const [key, field] of Object.entries(schema)) {
+    if (field.type !== 'int' || !visible(key)) continue;
+    const v = state[key];
+    if (!Number.isInteger(v) || v < field.min || v > field.max) {
+      throw new PageError(`${$(`label-${key}`)?.textContent ?? key}: enter a whole number from ${field.min} to ${field.max}`, key);
+    }
   }
+}
+
+function vocabData(plan, result) {
+  if (!plan.vocab) return null;
+  const tokens = plan.vocab.tokens;
+  if (plan.mod.kind === 'ids') {
+    const w = result.params?.find((p) => p.name === 'embedding.weight');
+    return w && { title: `The Transformer's own nn.Embedding(vocab_size=${w.shape[0]}, emb_dim=${w.shape[1]}): ids in order of first appearance over both sentences`, tokens, rows: w.data, d: w.shape[1] };
+  }
+  if (plan.table) {
+    const title = plan.tableName ? `The preset's table: ${plan.table.title}, given as data` : `A seeded ${plan.table.title} (torch.manual_seed(${plan.main.seed}))`;
+    return { title, tokens, rows: plan.table.data, d: plan.table.dim };
+  }
+  // Single-input modules: the looked-up rows came back with the input; every id occurs in it.
+  const x = result.inputs?.[0];
+  if (!x) return null;
+  const d = x.shape.at(-1);
+  const rows = new Float32Array(tokens.length * d);
+  plan.qIds.forEach((id, p) => { if (id >= 0) rows.set(x.data.subarray(p * d, p * d + d), id * d); });
+  return { title: `nn.Embedding(${tokens.length}, ${d}) constructed after the module, from the same torch.manual_seed(${plan.main.seed}) generator`, tokens, rows, d };
 }
 
 async function main() {
   const status = $('status');
-  window.playground = { last: null, result: () => window.playground.last };
+  let core;
   try {
-    const core = await loadAttention();
-    status.textContent = 'Ready';
-    status.classList.add('ready');
-    $('version').textContent = `core ${core.version()} · kernels ${core.kernels()}`;
-    const input = $('numbers');
-    input.disabled = false;
-    input.addEventListener('input', () => recompute(core));
-    recompute(core);
-    document.body.dataset.ready = 'true';
+    core = await loadAttention();
   } catch (e) {
-    status.textContent = `The WebAssembly core could not be loaded: ${e.message}`;
+    status.textContent = `The WebAssembly core could not be loaded: ${e.message}. Build it with "npm run build:core" and reload.`;
     status.classList.add('failed');
+    status.setAttribute('role', 'alert');
+    return;
   }
+  status.textContent = 'Ready';
+  status.classList.add('ready');
+  document.body.classList.remove('loading');
+  $('version').textContent = `core ${core.version()} · kernels ${core.kernels()}`;
+
+  const modules = core.modules();
+  const infoOf = new Map(modules.map((m) => [m.id, m]));
+  let state = fromHash(location.hash);
+  if (!infoOf.has(state.module)) state.module = defaultState().module;
+
+  const panel = $('config');
+  const moduleSelect = $('module');
+  moduleSelect.replaceChildren(...modules.map((m) => {
+    const o = document.createElement('option');
+    o.value = m.id;
+    o.textContent = `${m.id} (seed ${m.seed}${m.seed_name !== m.id ? `: ${m.seed_name}` : ''})`;
+    return o;
+  }));
+
+  const chips1 = createChips($('chips1'));
+  const chips2 = createChips($('chips2'));
+  const argsForm = createArgsForm($('args'), (name, value) => {
+    state.config[state.module] = { ...(state.config[state.module] ?? {}), [name]: value };
+    recompute();
+  });
+  const attention = createAttentionView($('attention'));
+  const checks = createChecksView($('checks'));
+  const output = createOutputView($('output'));
+  const vocab = createVocabView($('vocab'));
+  const code = createCodePanel($('code-panel'));
+  let selected = null;
+  let last = null;   // {plan, result, info}: the last good state the views show
+  const pipeline = createPipeline($('steps'), {
+    onSelect: (name) => { selected = name; draw(); $('code-card').scrollIntoView({ block: 'nearest' }); },
+  });
+
+  // Heatmap widths follow their columns; measured on resize only, never during a redraw.
+  const widths = { steps: 600, attention: 560 };
+  const measure = () => {
+    widths.steps = Math.max(240, $('steps').clientWidth - 34);
+    // The attention heatmap and the lines share a row on wide screens: size to one figure.
+    const figure = $('attention').querySelector('.attention-grid > figure');
+    widths.attention = Math.max(240, figure?.clientWidth || $('attention').clientWidth);
+  };
+  measure();
+  const observer = new ResizeObserver(() => {
+    const before = `${widths.steps}|${widths.attention}`;
+    measure();
+    if (last && before !== `${widths.steps}|${widths.attention}`) draw();
+  });
+  observer.observe($('steps'));
+  observer.observe($('attention'));
+
+  const visibility = {};   // control -> shown?, recomputed by syncControls
+  function syncControls() {
+    const info = infoOf.get(state.module);
+    const mod = describeModule(info);
+    const random = mod.kind !== 'ids' && (state.source === 'randn' || state.source === 'rand');
+    const pairing = mod.pairings.includes(state.pairing) ? state.pairing : mod.pairings[0];
+    const show = {
+      text: !random,
+      text2: !random && (pairing !== 'one'),
+      tokenizer: !random,
+      source: mod.kind !== 'ids',
+      pairing: !random && mod.pairings.length > 1,
+      kv: random && mod.kind === 'qkv',
+      batch: random && mod.rank >= 3,
+      seqT: random,
+      seqS: random && mod.kind !== 'x',
+      width: !mod.widthArg && mod.kind !== 'ids',
+      causal: true,
+      train: true,
+      seed: true,
+    };
+    Object.assign(visibility, show);
+    for (const [control, shown] of Object.entries(show)) {
+      const field = panel.querySelector(`[data-control="${control}"]`);
+      if (field) field.hidden = !shown;
+    }
+    $('chips2').hidden = !show.text2;
+    $('random-note').hidden = !random;
+    $('chips-hint').hidden = random;
+    const text2Label = { batch: 'Second sentence (batch item 1, padded)', cross: mod.kind === 'ids' ? 'Target sentence (tgt, decoder)' : mod.kind === 'decoder' ? 'Encoder sentence (enc_output)' : 'Keys and values from this sentence' }[pairing];
+    if (text2Label) $('label-text2').textContent = text2Label;
+    $('label-text').textContent = mod.kind === 'ids' ? 'Source sentence (src, encoder)' : pairing === 'cross' ? 'Queries from this sentence' : 'Sentence';
+    for (const o of $('pairing').options) o.disabled = !mod.pairings.includes(o.value);
+    $('pairing').value = pairing;
+
+    const causal = $('causal');
+    causal.disabled = !mod.mask;
+    causal.checked = mod.builtinCausal || (!!mod.mask && state.causal);
+    $('causal-note').textContent = mod.builtinCausal ? 'built into this module (torch.triu(..., diagonal=1) → −∞)'
+      : mod.mask ? (mod.mask.maskedValue === 0 ? 'passed as mask, seed 000 convention: mask == 0 → −∞' : 'passed as mask, seed 003 convention: True = masked → −1e9')
+        : 'this module has no mask input';
+    $('train-note').textContent = info.args.some((a) => a.name === 'dropout') || mod.kind === 'ids' || /Layer|Transformer/.test(info.id)
+      ? 'module.train(): dropout is active' : 'this module has no dropout; train() changes nothing';
+    $('module-summary').textContent = info.summary;
+
+    for (const el of panel.querySelectorAll('[data-field]')) {
+      const key = el.dataset.field;
+      if (key === 'causal' || document.activeElement === el) continue;
+      if (el.type === 'checkbox') el.checked = !!state[key];
+      else if (el.type === 'radio') el.checked = el.value === state[key];
+      else if (el.value !== String(state[key])) el.value = Number.isNaN(state[key]) ? '' : String(state[key]);
+    }
+    argsForm.update(info, moduleConfig(state, info));
+  }
+
+  function draw() {
+    const { plan, result } = last;
+    const steps = result.steps ?? [];
+    if (!steps.some((s) => s.name === selected)) selected = (steps.find(isSoftmaxStep) ?? steps[0])?.name ?? null;
+    const sources = attentionSources(result, plan);
+    attention.update({ sources, width: widths.attention });
+    checks.update(computeChecks(result, plan));
+    const out = result.outputs[0];
+    const lastStep = [...steps].reverse().find((s) => s.shape.join() === out.shape.join());
+    const dims = lastStep?.dims ?? out.shape.map((_, i) => (i === out.shape.length - 1 ? 'features' : i === out.shape.length - 2 ? 'seq' : 'batch'));
+    const outLabels = stepLabels(plan, lastStep?.name ?? 'output');
+    output.update({
+      output: out, dims, rowLabels: outLabels.q,
+      colLabels: dims.at(-1) === 'vocab' && plan.vocab?.tokens.length === out.shape.at(-1) ? plan.vocab.tokens : null,
+    });
+    vocab.update(vocabData(plan, result));
+    const index = steps.findIndex((s) => s.name === selected);
+    code.update(steps[index] ?? null, index);
+    pipeline.update({ result, plan, width: widths.steps, selected });
+  }
+
+  function updateChips(plan) {
+    const random = visibility.tokenizer === false;
+    if (random) { chips1.update([], null); chips2.update([], null); return; }
+    const t1 = plan?.sentences?.[0] ?? tokenize(state.text, state.tokenizer);
+    const t2 = plan?.sentences?.[1] ?? tokenize(state.text2, state.tokenizer);
+    const ids = (ts) => (plan?.vocab ? plan.vocab.ids(ts) : null);
+    const padTo = plan?.pairing === 'batch' ? plan.T : 0;
+    chips1.update(t1, ids(t1), Math.max(t1.length, padTo));
+    chips2.update(t2, ids(t2), Math.max(t2.length, padTo));
+  }
+
+  function recompute() {
+    clearErrors(panel);
+    const info = infoOf.get(state.module);
+    let plan = null;
+    try {
+      checkPageFields(state, (key) => visibility[key] !== false);
+      plan = planRun(state, info);
+      const result = runPlan(core, plan);
+      last = { plan, result, info };
+      results.pipeline = results.latest = result;
+      document.body.classList.remove('stale');
+      updateChips(plan);
+      draw();
+    } catch (e) {
+      const control = e instanceof PageError ? e.control : controlForError(e.message, info);
+      showError(panel, control, e.message);
+      // The views keep the last good result; they are marked stale until the input is fixed.
+      document.body.classList.add('stale');
+      updateChips(null);
+    }
+    saveHash();
+  }
+
+  // The URL follows the state, but replaceState is slow (Chromium rate-limits it): once typing pauses.
+  let hashTimer = 0;
+  function saveHash() {
+    clearTimeout(hashTimer);
+    hashTimer = setTimeout(() => history.replaceState(null, '', `#${toHash(state)}`), 400);
+  }
+
+  // Static controls: each carries data-field="<state key>".
+  for (const el of panel.querySelectorAll('[data-field]')) {
+    const key = el.dataset.field;
+    const field = schema[key];
+    const event = el.type === 'checkbox' || el.type === 'radio' || el.tagName === 'SELECT' ? 'change' : 'input';
+    el.addEventListener(event, () => {
+      if (el.type === 'radio' && !el.checked) return;
+      state[key] = readControl(el, field);
+      if (key === 'module') {
+        // A preset's table fits its own module only; other modules start from seeded embeddings.
+        if (state.source === 'table') state.source = 'embedding';
+        selected = null;
+      }
+      if (key === 'source' && state.source === 'table' && !state.table) state.table = 'journey';
+      if (key !== 'text' && key !== 'text2') syncControls();
+      recompute();
+    });
+  }
+
+  createPresetButtons($('presets'), presets, (preset) => {
+    const base = defaultState();
+    const next = { ...base, text: state.text, text2: state.text2, ...structuredClone(preset.state) };
+    next.config = { ...state.config, ...structuredClone(preset.state.config ?? {}) };
+    state = next;
+    selected = null;
+    syncControls();
+    recompute();
+  });
+
+  createSoftmaxCard(core, { input: $('numbers'), rows: $('rows'), sum: $('sum'), error: $('error') }, (result) => {
+    results.softmax = results.latest = result;
+  });
+  syncControls();
+  recompute();
+  window.playground.state = () => structuredClone(state);
+  window.playground.plan = () => last?.plan ?? null;
+  document.body.dataset.ready = 'true';
 }
 
 main();

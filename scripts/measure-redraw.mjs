@@ -1,0 +1,71 @@
+// Keystroke-to-redraw time of the default scenario in headless Chromium (playwright-core, Vite as
+// in tests/browser/harness.mjs). Types a sentence (at most 16 tokens) character by character and
+// erases it again, >= 200 keystrokes, and prints the median and p95 of
+//   redraw: keydown event -> the page's input handler has recomputed and redrawn everything
+//   frame:  keydown event -> the next frame after it has been produced (includes style/layout/paint)
+// With --at steps the page is scrolled to the step cards first, so their heatmaps repaint too
+// (cards off screen only update their text until scrolled into view).
+//   node scripts/measure-redraw.mjs [--keys 240] [--at steps]
+import { launch, openPage, startServer } from '../tests/browser/harness.mjs';
+
+const args = process.argv.slice(2);
+const keysWanted = Number(args.includes('--keys') ? args[args.indexOf('--keys') + 1] : 0) || 240;
+const at = args.includes('--at') ? args[args.indexOf('--at') + 1] : 'top';
+const sentence = "the animal didn't cross the street because it was too tired";
+
+const server = await startServer();
+const browser = await launch();
+try {
+  const { page, errors } = await openPage(browser.context, server.url);
+  await page.setViewportSize({ width: 1366, height: 900 });
+  const scenario = await page.evaluate(() => {
+    const p = window.playground.plan();
+    return { module: p.module, config: p.config };
+  });
+  const input = page.getByTestId('tokens-input');
+  await input.fill('');
+  await input.focus();
+  if (at === 'steps') await page.evaluate(() => document.querySelector('[data-step="attn_scores"]').scrollIntoView({ block: 'start' }));
+  // Listeners added after the page's own run after it: the input listener marks the end of the
+  // page's synchronous recompute + redraw; a frame later marks when the result was painted.
+  await page.evaluate(() => {
+    const el = document.querySelector('[data-testid="tokens-input"]');
+    const m = { start: 0, redraw: [], frame: [], pending: null };
+    window.__measure = m;
+    el.addEventListener('keydown', (e) => { m.start = e.timeStamp; }, true);
+    el.addEventListener('input', () => {
+      const start = m.start;
+      m.redraw.push(performance.now() - start);
+      m.pending = new Promise((resolve) => {
+        requestAnimationFrame(() => setTimeout(() => { m.frame.push(performance.now() - start); resolve(); }, 0));
+      });
+    });
+  });
+
+  const keys = [];
+  while (keys.length < keysWanted) {
+    for (const ch of sentence) keys.push(ch);
+    for (let i = 0; i < sentence.length; i++) keys.push('Backspace');
+  }
+  keys.length = Math.max(keysWanted, 200);
+  let maxTokens = 0;
+  for (const key of keys) {
+    await page.keyboard.press(key);
+    await page.evaluate(() => window.__measure.pending);
+    maxTokens = Math.max(maxTokens, await page.evaluate(() => document.querySelectorAll('#chips1 [data-testid="token"]').length));
+  }
+  const { redraw, frame } = await page.evaluate(() => ({ redraw: window.__measure.redraw, frame: window.__measure.frame }));
+  const stats = (xs) => {
+    const s = [...xs].sort((a, b) => a - b);
+    const q = (p) => s[Math.min(s.length - 1, Math.ceil(p * s.length) - 1)];
+    return { n: s.length, median: q(0.5), p95: q(0.95), max: s.at(-1) };
+  };
+  const r = stats(redraw), f = stats(frame);
+  console.log(`scenario: ${scenario.module} ${JSON.stringify(scenario.config)}, up to ${maxTokens} tokens, ${keys.length} keystrokes, view at ${at}`);
+  console.log(`redraw (keydown -> recomputed and redrawn): median ${r.median.toFixed(2)} ms, p95 ${r.p95.toFixed(2)} ms, max ${r.max.toFixed(2)} ms (n=${r.n})`);
+  console.log(`frame  (keydown -> next frame produced):   median ${f.median.toFixed(2)} ms, p95 ${f.p95.toFixed(2)} ms, max ${f.max.toFixed(2)} ms (n=${f.n})`);
+  if (errors.length) console.log(`page errors:\n${errors.join('\n')}`);
+} finally {
+  await browser.close();
+  await server.close();
+}

@@ -1,0 +1,121 @@
+// The on-screen checks, computed from the result itself: every softmax row sums to 1 (with the
+// actual max deviation), masked cells are exactly 0, and the shapes agree with the input and the
+// config. Pure; views/checks.js prints them.
+
+import { attentionSources, isSoftmaxStep } from './attention-data.js';
+import { isMaskFill, namedShape, prod } from './tensor.js';
+
+const SUM_TOL = 1e-5;
+
+// Iterates the (seq_q, seq_k) rows of an attention tensor: fn(rowData offset, b, q).
+function forRows(tensor, fn) {
+  const { shape, dims } = tensor;
+  const S = shape.at(-1);
+  const T = shape.at(-2);
+  const bDim = dims.indexOf('batch');
+  const perBatch = bDim >= 0 ? prod(shape.slice(bDim + 1)) : Infinity;
+  const rows = tensor.data.length / S;
+  for (let r = 0; r < rows; r++) {
+    const offset = r * S;
+    const b = bDim >= 0 ? Math.floor(offset / perBatch) : 0;
+    fn(offset, b, r % T);
+  }
+}
+
+function softmaxCheck(step, mask) {
+  const S = step.shape.at(-1);
+  let worst = 0, count = 0, empty = 0;
+  forRows(step, (o, b, q) => {
+    let sum = 0;
+    for (let k = 0; k < S; k++) sum += step.data[o + k];
+    // A row whose every key is masked with -inf is all zeros (PyTorch >= 2.5 convention).
+    if (sum === 0 && mask && Array.from({ length: S }, (_, k) => mask.at(b, q, k)).every(Boolean)) { empty++; return; }
+    worst = Math.max(worst, Math.abs(sum - 1));
+    count++;
+  });
+  return {
+    ok: worst <= SUM_TOL,
+    text: `${step.name}: ${count} rows, max |Σ − 1| = ${worst.toExponential(1)}${empty ? ` (${empty} fully masked rows are all 0)` : ''}`,
+  };
+}
+
+function maskCheck(source) {
+  const { tensor, mask } = source;
+  const S = tensor.shape.at(-1);
+  let cells = 0, worst = 0;
+  forRows(tensor, (o, b, q) => {
+    for (let k = 0; k < S; k++) {
+      if (!mask.at(b, q, k)) continue;
+      cells++;
+      worst = Math.max(worst, Math.abs(tensor.data[o + k]));
+    }
+  });
+  return {
+    ok: worst === 0,
+    text: worst === 0 ? `${tensor.name}: all ${cells} masked cells are exactly 0` : `${tensor.name}: ${cells} masked cells, largest |value| ${worst.toExponential(2)}`,
+  };
+}
+
+function shapeChecks(result, plan) {
+  const items = [];
+  const bad = (result.steps ?? []).filter((s) => s.data.length !== prod(s.shape) || s.dims.length !== s.shape.length);
+  items.push({
+    ok: bad.length === 0,
+    text: bad.length === 0 ? `all ${(result.steps ?? []).length} steps hold exactly the numbers their shape says` : `steps whose data does not match their shape: ${bad.map((s) => s.name).join(', ')}`,
+  });
+  const out = result.outputs[0];
+  const expectT = plan.T;
+  const outT = out.shape.length >= 2 ? out.shape.at(-2) : out.shape[0];
+  const outB = out.shape.length >= 3 ? out.shape[0] : 1;
+  if (plan.module !== 'softmax') {
+    items.push({
+      ok: outT === expectT && outB === plan.B,
+      text: `output ${JSON.stringify(out.shape)}: batch ${outB} (input ${plan.B}), ${outT} query positions (input ${expectT})`,
+    });
+  }
+  for (const src of attentionSources(result, plan)) {
+    const { shape, dims } = src.tensor;
+    const heads = plan.config.num_heads;
+    const hDim = dims.indexOf('heads');
+    const T = shape.at(-2), S = shape.at(-1);
+    const wantS = src.labels.k[0].length;
+    const headsOk = hDim < 0 || heads === undefined || shape[hDim] === heads;
+    items.push({
+      ok: headsOk && S === wantS && T === src.labels.q[0].length,
+      text: `${src.tensor.name} ${namedShape(dims, shape)}: ${hDim >= 0 && heads !== undefined ? `heads = num_heads (${heads}), ` : ''}${T} queries × ${S} keys`,
+    });
+    if (plan.mod.kind === 'ids') break;   // one line for the Transformer's maps is enough
+  }
+  return items;
+}
+
+// [{title, items: [{ok, text}]}]
+export function computeChecks(result, plan) {
+  const groups = [];
+  const softmaxSteps = (result.steps ?? []).filter(isSoftmaxStep);
+  if (softmaxSteps.length > 0) {
+    groups.push({ title: 'Each softmax row sums to 1', items: softmaxSteps.map((s) => softmaxCheck(s, plan.mask)) });
+  }
+  if (plan.mask) {
+    const sources = attentionSources(result, plan);
+    const items = sources.map(maskCheck);
+    // The steps that fill with -inf (or -1e9) must hold it exactly where the mask is.
+    for (const s of (result.steps ?? []).filter((x) => /_masked$/.test(x.name))) {
+      const S = s.shape.at(-1);
+      let wrong = 0, cells = 0, fill = '−∞';
+      forRows(s, (o, b, q) => {
+        for (let k = 0; k < S; k++) {
+          const m = plan.mask.at(b, q, k);
+          cells += m ? 1 : 0;
+          if (s.data[o + k] === -1e9) fill = '−1e9';
+          if (m !== isMaskFill(s.data[o + k])) wrong++;
+        }
+      });
+      items.push({ ok: wrong === 0, text: `${s.name}: ${fill} exactly at the ${cells} masked cells${wrong ? ` (${wrong} cells disagree)` : ''}` });
+    }
+    groups.push({ title: 'Masked cells are exactly 0', items });
+  }
+  groups.push({ title: 'Shapes agree', items: shapeChecks(result, plan) });
+  if (plan.notes.length > 0) groups.push({ title: 'Notes', items: plan.notes.map((text) => ({ ok: null, text })) });
+  return groups;
+}

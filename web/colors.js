@@ -1,0 +1,42 @@
+// Colour scales for the heatmaps, as 256-entry RGB lookup tables (no dependency: two ramps are a
+// few lines). Sequential (white → blue) for weights in [0, 1] and other non-negative values;
+// diverging (blue ← white → red) centred on 0 for signed ones, as ColorBrewer's Blues and RdBu.
+
+function ramp(stops) {
+  const lut = new Uint8ClampedArray(256 * 3);
+  for (let i = 0; i < 256; i++) {
+    const t = (i / 255) * (stops.length - 1);
+    const k = Math.min(stops.length - 2, Math.floor(t));
+    const f = t - k;
+    for (let c = 0; c < 3; c++) lut[i * 3 + c] = stops[k][c] + (stops[k + 1][c] - stops[k][c]) * f;
+  }
+  return lut;
+}
+
+const BLUES = ramp([[247, 251, 255], [198, 219, 239], [107, 174, 214], [33, 113, 181], [8, 48, 107]]);
+const RDBU = ramp([[33, 102, 172], [103, 169, 207], [209, 229, 240], [247, 247, 247], [253, 219, 199], [239, 138, 98], [178, 24, 43]]);
+
+// A scale for the given values: {lut, lo, hi, index(v) -> 0..255, kind}.
+export function scaleFor(values, { probabilities = false } = {}) {
+  let min = Infinity, max = -Infinity;
+  for (const v of values) {
+    if (!Number.isFinite(v) || v === -1e9) continue;   // masked scores (-1e9) would flatten the scale
+    if (v < min) min = v;
+    if (v > max) max = v;
+  }
+  if (min === Infinity) { min = 0; max = 1; }
+  if (probabilities) return sequential(0, 1);
+  if (min >= 0) return sequential(0, max || 1);
+  const m = Math.max(Math.abs(min), Math.abs(max)) || 1;
+  return { kind: 'diverging', lut: RDBU, lo: -m, hi: m, index: (v) => Math.max(0, Math.min(255, Math.round(((v + m) / (2 * m)) * 255))) };
+}
+
+function sequential(lo, hi) {
+  return { kind: 'sequential', lut: BLUES, lo, hi, index: (v) => Math.max(0, Math.min(255, Math.round(((v - lo) / (hi - lo)) * 255))) };
+}
+
+// Dark text on light cells, light text on dark ones.
+export function textColourFor(lut, i) {
+  const lum = 0.2126 * lut[i * 3] + 0.7152 * lut[i * 3 + 1] + 0.0722 * lut[i * 3 + 2];
+  return lum > 140 ? '#1d2330' : '#ffffff';
+}

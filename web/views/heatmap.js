@@ -1,0 +1,252 @@
+// One heatmap on a canvas: a 2-D slice with token labels on the axes, masked cells hatched, the
+// value of a cell on hover (tooltip) or keyboard focus (arrow keys; read out in a live region).
+// Used by the step cards (step-card.js), the attention view (attention.js) and the vocab table.
+// Screen readers get the same numbers from value-table.js, which sits beside every heatmap.
+
+import { textColourFor } from '../colors.js';
+import { formatValue, isMaskFill } from '../tensor.js';
+import { createCanvasBox } from './canvas-fit.js';
+import { hideTooltip, showTooltip } from './tooltip.js';
+
+const FONT = '12px system-ui, sans-serif';   // short: each family in the list is a font lookup
+const CHAR_W = 7;
+// Small canvases redrawn on every keystroke are cheaper in software: a GPU-backed canvas pays an
+// upload (and on SwiftShader a full raster) per change. willReadFrequently asks for software.
+export const CANVAS_OPTIONS = { willReadFrequently: true };   // a label's width is estimated, not measured: measureText per redraw costs more than it buys
+
+let hatch = null;
+function hatchPattern(ctx) {
+  if (!hatch) {
+    const c = document.createElement('canvas');
+    c.width = c.height = 6;
+    const g = c.getContext('2d', CANVAS_OPTIONS);
+    g.fillStyle = '#e4e6ea';
+    g.fillRect(0, 0, 6, 6);
+    g.strokeStyle = '#9aa1ad';
+    g.lineWidth = 1;
+    g.beginPath();
+    g.moveTo(0, 6); g.lineTo(6, 0);
+    g.moveTo(-1, 1); g.lineTo(1, -1);
+    g.moveTo(5, 7); g.lineTo(7, 5);
+    g.stroke();
+    hatch = c;
+  }
+  return ctx.createPattern(hatch, 'repeat');
+}
+
+const truncate = (s, n) => (s.length > n ? `${s.slice(0, n - 1)}…` : s);
+
+export function createHeatmap({ className = '', thumb = false, onCell = null } = {}) {
+  const root = document.createElement('div');
+  root.className = `heatmap ${className}`.trim();
+  const box = createCanvasBox();
+  const { canvas } = box;
+  canvas.setAttribute('role', 'img');
+  const readout = document.createElement('p');
+  readout.className = 'readout';
+  readout.setAttribute('aria-live', 'polite');
+  root.append(box.clip);
+  if (!thumb) {
+    canvas.tabIndex = 0;
+    root.append(readout);
+  }
+  const cells = document.createElement('canvas');   // one pixel per cell, scaled up by drawImage
+  let view = null;      // the last data drawn
+  let geom = null;      // where the cells are
+  let cursor = null;    // keyboard cell {r, c}
+  let fontSet = false;
+
+  function cellAt(event) {
+    if (!geom) return null;
+    const rect = canvas.getBoundingClientRect();
+    const x = event.clientX - rect.left - geom.left;
+    const y = event.clientY - rect.top - geom.top;
+    const c = Math.floor(x / geom.cw);
+    const r = Math.floor(y / geom.ch);
+    if (x < 0 || y < 0 || r >= view.slice.rows || c >= view.slice.cols) return null;
+    return { r, c };
+  }
+
+  function describe({ r, c }) {
+    const v = view.slice.data[r * view.slice.cols + c];
+    if (view.describeCell) return view.describeCell(r, c, v);
+    return `[${r}, ${c}] = ${formatValue(v)}`;
+  }
+
+  if (!thumb) {
+    canvas.addEventListener('mousemove', (e) => {
+      const cell = cellAt(e);
+      if (cell) showTooltip(describe(cell), e.clientX, e.clientY);
+      else hideTooltip();
+    });
+    canvas.addEventListener('mouseleave', hideTooltip);
+    canvas.addEventListener('click', (e) => {
+      const cell = cellAt(e);
+      if (cell && onCell) onCell(cell.r, cell.c);
+    });
+    canvas.addEventListener('focus', () => {
+      if (!view) return;
+      cursor ??= { r: view.highlightRow ?? 0, c: 0 };
+      readout.textContent = describe(cursor);
+      draw();
+    });
+    canvas.addEventListener('blur', () => { readout.textContent = ''; draw(); });
+    canvas.addEventListener('keydown', (e) => {
+      if (!view) return;
+      cursor ??= { r: 0, c: 0 };
+      const moves = { ArrowUp: [-1, 0], ArrowDown: [1, 0], ArrowLeft: [0, -1], ArrowRight: [0, 1] };
+      if (e.key in moves) {
+        const [dr, dc] = moves[e.key];
+        cursor = {
+          r: Math.max(0, Math.min(view.slice.rows - 1, cursor.r + dr)),
+          c: Math.max(0, Math.min(view.slice.cols - 1, cursor.c + dc)),
+        };
+      } else if (e.key === 'Home') cursor = { r: cursor.r, c: 0 };
+      else if (e.key === 'End') cursor = { r: cursor.r, c: view.slice.cols - 1 };
+      else if (e.key === 'Enter' || e.key === ' ') { onCell?.(cursor.r, cursor.c); }
+      else return;
+      e.preventDefault();
+      readout.textContent = describe(cursor);
+      draw();
+    });
+  }
+
+  function layout(width) {
+    const { rows, cols } = view.slice;
+    if (thumb) {
+      const cw = Math.max(1, Math.floor(width / Math.max(rows, cols)));
+      return { left: 0, top: 0, cw, ch: cw, w: cw * cols, h: cw * rows };
+    }
+    const rowChars = view.rowLabels ? Math.max(...view.rowLabels.map((s) => Math.min(12, s.length))) : String(rows - 1).length;
+    const left = Math.min(100, rowChars * CHAR_W + 10);
+    const colChars = view.colLabels ? Math.max(...view.colLabels.map((s) => Math.min(12, s.length))) : 0;
+    const top = view.colLabels ? Math.min(84, colChars * CHAR_W * 0.72 + 16) : 16;
+    const maxCell = view.colLabels ? 44 : view.values ? 64 : 28;
+    const cw = Math.max(2, Math.min(maxCell, Math.floor((width - left - 8) / cols)));
+    const ch = Math.max(view.rowLabels ? 14 : 6, Math.min(view.values ? 26 : 22, cw));
+    return { left, top, cw, ch, w: left + cw * cols + 8, h: top + ch * rows + 2 };
+  }
+
+  function draw() {
+    if (!view) return;
+    const { rows, cols, data } = view.slice;
+    const g = geom;
+    const dpr = window.devicePixelRatio || 1;
+    const W = Math.ceil(g.w), H = Math.ceil(g.h);
+    // Room for the full column width and a few more rows: typing a token then costs no realloc.
+    if (box.fit(W, H, thumb ? 0 : Math.max(0, view.width - W), thumb ? 0 : 6 * g.ch)) fontSet = false;
+    const ctx = canvas.getContext('2d', CANVAS_OPTIONS);
+    ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+    ctx.clearRect(0, 0, canvas.width / dpr, canvas.height / dpr);
+
+    // Cells: one pixel each in an offscreen canvas (grow-only too), scaled up without smoothing.
+    const { lut, index } = view.scale;
+    if (cells.width < cols || cells.height < rows) { cells.width = Math.max(cols, cells.width); cells.height = Math.max(rows + 8, cells.height); }
+    const cctx = cells.getContext('2d', CANVAS_OPTIONS);
+    const img = cctx.createImageData(cols, rows);
+    const px = img.data;
+    let anyMasked = false;
+    for (let i = 0; i < rows * cols; i++) {
+      const v = data[i];
+      let k;
+      if (v === -1e9) { anyMasked = true; px[i * 4 + 3] = 0; continue; }
+      if (Number.isFinite(v)) k = index(v) * 3;
+      else if (Number.isNaN(v)) { px[i * 4] = 255; px[i * 4 + 1] = 0; px[i * 4 + 2] = 255; px[i * 4 + 3] = 255; continue; }
+      else { anyMasked = true; px[i * 4 + 3] = 0; continue; }
+      px[i * 4] = lut[k]; px[i * 4 + 1] = lut[k + 1]; px[i * 4 + 2] = lut[k + 2]; px[i * 4 + 3] = 255;
+    }
+    cctx.putImageData(img, 0, 0);
+    ctx.imageSmoothingEnabled = false;
+    ctx.drawImage(cells, 0, 0, cols, rows, g.left, g.top, g.cw * cols, g.ch * rows);
+
+    // Masked cells: -inf values, or cells the mask hides (their weight is 0, drawn hatched).
+    const masked = view.masked;
+    if (anyMasked || masked) {
+      ctx.fillStyle = hatchPattern(ctx);
+      for (let r = 0; r < rows; r++) for (let c = 0; c < cols; c++) {
+        const v = data[r * cols + c];
+        if (isMaskFill(v) || v === Infinity || (masked && masked(r, c))) ctx.fillRect(g.left + c * g.cw, g.top + r * g.ch, g.cw, g.ch);
+      }
+    }
+
+    // Grid lines once cells are big enough to tell apart.
+    if (g.cw >= 8 && g.ch >= 8) {
+      ctx.fillStyle = 'rgba(255,255,255,0.9)';
+      for (let c = 1; c < cols; c++) ctx.fillRect(g.left + c * g.cw - 0.5, g.top, 1, g.ch * rows);
+      for (let r = 1; r < rows; r++) ctx.fillRect(g.left, g.top + r * g.ch - 0.5, g.cw * cols, 1);
+    }
+    if (thumb) return;
+
+    // Setting ctx.font re-resolves the font (the costliest line of a redraw): only when reset.
+    if (!fontSet) { ctx.font = FONT; fontSet = true; }
+    // Values inside the cells when they fit: the numbers themselves are the lesson.
+    if (view.values && g.cw >= 40 && g.ch >= 16) {
+      ctx.textAlign = 'center';
+      ctx.textBaseline = 'middle';
+      const digits = g.cw >= 54 ? 4 : 2;
+      for (let r = 0; r < rows; r++) for (let c = 0; c < cols; c++) {
+        const v = data[r * cols + c];
+        const hidden = !Number.isFinite(v) || isMaskFill(v) || (masked && masked(r, c));
+        ctx.fillStyle = hidden ? '#5b6475' : textColourFor(lut, index(v));
+        ctx.fillText(Number.isFinite(v) ? formatValue(v, digits) : formatValue(v), g.left + (c + 0.5) * g.cw, g.top + (r + 0.5) * g.ch);
+      }
+    }
+
+    // Row labels (query tokens), right-aligned against the cells.
+    ctx.fillStyle = '#1d2330';
+    ctx.textAlign = 'right';
+    ctx.textBaseline = 'middle';
+    const rowStep = Math.max(1, Math.ceil(12 / g.ch));
+    for (let r = 0; r < rows; r += view.rowLabels ? 1 : rowStep) {
+      const text = view.rowLabels ? truncate(view.rowLabels[r], 12) : String(r);
+      if (view.rowLabels && g.ch < 11 && r % rowStep) continue;
+      ctx.fillStyle = view.highlightRow === r ? '#2f6fde' : '#1d2330';
+      ctx.fillText(text, g.left - 5, g.top + (r + 0.5) * g.ch);
+    }
+    // Column labels: tokens slanted, indices as sparse ticks.
+    ctx.fillStyle = '#1d2330';
+    if (view.colLabels) {
+      ctx.textAlign = 'left';
+      const step = Math.max(1, Math.ceil(11 / g.cw));
+      for (let c = 0; c < cols; c += step) {
+        ctx.save();
+        ctx.translate(g.left + (c + 0.5) * g.cw, g.top - 5);
+        ctx.rotate(-Math.PI / 4);
+        ctx.fillText(truncate(view.colLabels[c], 12), 0, 0);
+        ctx.restore();
+      }
+    } else {
+      ctx.textAlign = 'center';
+      ctx.textBaseline = 'bottom';
+      ctx.fillStyle = '#5b6475';
+      const step = Math.max(1, Math.ceil(28 / g.cw));
+      for (let c = 0; c < cols; c += step) ctx.fillText(String(c), g.left + (c + 0.5) * g.cw, g.top - 2);
+    }
+
+    if (view.highlightRow != null && view.highlightRow < rows) {
+      ctx.strokeStyle = '#2f6fde';
+      ctx.lineWidth = 2;
+      ctx.strokeRect(g.left - 1, g.top + view.highlightRow * g.ch - 1, g.cw * cols + 2, g.ch + 2);
+    }
+    if (cursor && document.activeElement === canvas) {
+      ctx.strokeStyle = '#1d2330';
+      ctx.lineWidth = 2;
+      ctx.strokeRect(g.left + cursor.c * g.cw + 1, g.top + cursor.r * g.ch + 1, g.cw - 2, g.ch - 2);
+    }
+  }
+
+  return {
+    element: root,
+    canvas,
+    // data: {slice: {rows, cols, data}, scale, width, rowLabels?, colLabels?, masked?(r, c),
+    //        label (for screen readers), describeCell?(r, c, v), highlightRow?, values? (numbers in cells)}
+    update(data) {
+      view = data;
+      geom = layout(data.width);
+      if (cursor && (cursor.r >= data.slice.rows || cursor.c >= data.slice.cols)) cursor = { r: 0, c: 0 };
+      canvas.setAttribute('aria-label', data.label ?? 'heatmap');
+      draw();
+      if (cursor && document.activeElement === canvas) readout.textContent = describe(cursor);
+    },
+  };
+}

@@ -1,0 +1,60 @@
+// The vocabulary table: each distinct token, its id, and its embedding row (the first few of its
+// d numbers) as nn.Embedding or the preset's table gives it. main.js collects the rows.
+
+import { formatValue } from '../tensor.js';
+import { tokenLabel } from '../tokenize.js';
+
+const SHOWN = 6;
+
+export function createVocabView(container) {
+  const caption = document.createElement('p');
+  caption.className = 'hint';
+  const scroll = document.createElement('div');
+  scroll.className = 'table-scroll';
+  const table = document.createElement('table');
+  table.className = 'vocab';
+  table.dataset.testid = 'vocab-table';
+  scroll.append(table);
+  container.append(caption, scroll);
+  return {
+    // v: {title, tokens, rows (V×d Float32Array or null), d} or null (random inputs: no vocabulary)
+    update(v) {
+      container.hidden = false;
+      if (!v) {
+        caption.textContent = 'Inputs are drawn with torch.rand/randn: there is no vocabulary. The axes show positions.';
+        table.replaceChildren();
+        return;
+      }
+      caption.textContent = v.title;
+      const n = Math.min(SHOWN, v.d);
+      const head = document.createElement('tr');
+      for (const text of ['id', 'token', ...Array.from({ length: n }, (_, i) => `e[${i}]`), ...(v.d > n ? [`… ${v.d - n} more`] : [])]) {
+        const th = document.createElement('th');
+        th.scope = 'col';
+        th.textContent = text;
+        head.append(th);
+      }
+      const body = v.tokens.map((tok, id) => {
+        const tr = document.createElement('tr');
+        const idCell = document.createElement('td');
+        idCell.textContent = String(id);
+        const tokCell = document.createElement('th');
+        tokCell.scope = 'row';
+        tokCell.textContent = tokenLabel(tok);
+        tr.append(idCell, tokCell);
+        for (let i = 0; i < n; i++) {
+          const td = document.createElement('td');
+          td.textContent = v.rows ? formatValue(v.rows[id * v.d + i]) : '';
+          tr.append(td);
+        }
+        if (v.d > n) tr.append(document.createElement('td'));
+        return tr;
+      });
+      const thead = document.createElement('thead');
+      thead.append(head);
+      const tbody = document.createElement('tbody');
+      tbody.append(...body);
+      table.replaceChildren(thead, tbody);
+    },
+  };
+}
