@@ -8,7 +8,7 @@ import { loadAttention } from './attention.mjs';
 
 // Same layout as the native CLI's result_to_json: floats with 9 significant digits (round-trip float32).
 export function resultToJson(r) {
-  const num = (v) => (Number.isFinite(v) ? String(Number(v.toPrecision(9))) : Number.isNaN(v) ? 'null' : v > 0 ? '1e999' : '-1e999');
+  const num = (v) => (Number.isFinite(v) ? String(Number(v.toPrecision(9))) : `"${v}"`);  // "NaN", "Infinity", "-Infinity" as core/scenario.cpp
   const arr = (data) => `[${Array.from(data, num).join(',')}]`;
   const out = r.outputs.map((o) => `{"name":${JSON.stringify(o.name)},"shape":${JSON.stringify(o.shape)},"data":${arr(o.data)}}`);
   let s = `{"module":${JSON.stringify(r.module)},"outputs":[\n${out.join(',\n')}]`;

@@ -293,7 +293,7 @@ void put_floats(std::string& out, const Tensor& t_) {
   for (int64_t i = 0; i < t.numel(); ++i) {
     const float v = t.data()[i];
     if (std::isfinite(v)) std::snprintf(buf, sizeof buf, "%s%.9g", i ? "," : "", static_cast<double>(v));
-    else std::snprintf(buf, sizeof buf, "%s%s", i ? "," : "", std::isnan(v) ? "null" : v > 0 ? "1e999" : "-1e999");
+    else std::snprintf(buf, sizeof buf, "%s%s", i ? "," : "", std::isnan(v) ? "\"NaN\"" : v > 0 ? "\"Infinity\"" : "\"-Infinity\"");
     out += buf;
   }
   out += ']';

@@ -45,7 +45,7 @@ TEST_CASE("attention-cli run matches PyTorch on every fixture", "[cli]") {
         if (o["name"] == e["name"]) g = &o;
       REQUIRE(g != nullptr);
       CHECK((*g)["shape"] == e["shape"]);
-      std::vector<float> values = (*g)["data"].get<std::vector<float>>();
+      std::vector<float> values = fixtures::numbers((*g)["data"]);
       const std::vector<float> expected = fixtures::values(e);
       REQUIRE(values.size() == expected.size());
       const fixtures::Diff d = fixtures::compare(values.data(), expected);

@@ -18,13 +18,14 @@ export function values(t) {
     const b = Buffer.from(t.data_b64, 'base64');
     return new Float32Array(b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength));
   }
-  return Float32Array.from(t.data, (v) => (v === null ? NaN : v));
+  return Float32Array.from(t.data, Number);  // numbers, or "-Infinity", "Infinity", "NaN"
 }
 
-// {ok, maxAbs, worst}: |a - b| <= atol + rtol * |b| everywhere (b is PyTorch's value).
+// {ok, maxAbs, worst}: a === b or |a - b| <= atol + rtol * |b| everywhere (b is PyTorch's value).
 export function compare(a, b, atol = 1e-5, rtol = 1e-4) {
   let ok = a.length === b.length, maxAbs = 0, worst = -1;
   for (let i = 0; i < Math.min(a.length, b.length); i++) {
+    if (a[i] === b[i]) continue;  // also a masked -inf against -inf
     const d = Math.abs(a[i] - b[i]);
     if (!(d <= atol + rtol * Math.abs(b[i]))) ok = false;
     if (!(d <= maxAbs)) { maxAbs = d; worst = i; }
