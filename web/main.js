@@ -284,6 +284,8 @@ async function main() {
   syncControls();
   recompute();
   window.playground.state = () => structuredClone(state);
+  // The WASM heap: memory size and bytes malloc holds now (soak tests watch both for growth).
+  window.playground.heap = () => ({ wasmMemoryBytes: core.heapBytes(), wasmMallocBytes: core.heapUsed() });
   window.playground.plan = () => last?.plan ?? null;
   document.body.dataset.ready = 'true';
 }

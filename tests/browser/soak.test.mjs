@@ -1,0 +1,96 @@
+// Soak: 10,000 keystroke-driven recomputes in headless Chromium, then 2,000 alternations between a
+// valid and an invalid config. After a warm-up, neither the WASM heap (memory size and bytes held
+// by malloc) nor the JS heap (after a forced GC) may grow. Figures are printed for the closing note.
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { launch, openPage, startServer } from './harness.mjs';
+
+let server, browser;
+before(async () => { server = await startServer(); browser = await launch(); });
+after(async () => { await browser?.close(); await server?.close(); });
+
+const KEYSTROKES = 10000;
+const ALTERNATIONS = 2000;
+const JS_SLACK = 1 << 20;       // 1 MiB: V8's own bookkeeping after GC moves by a few hundred KB
+const MALLOC_SLACK = 64 << 10;  // 64 KiB: the tensor pool keeps buffers of the sizes last used
+
+async function heaps(page, cdp) {
+  await cdp.send('HeapProfiler.collectGarbage');
+  const { usedSize } = await cdp.send('Runtime.getHeapUsage');
+  return { js: usedSize, ...(await page.evaluate(() => window.playground.heap())) };
+}
+
+const fmt = (h) => `JS ${(h.js / 1024).toFixed(0)} KiB, WASM memory ${(h.wasmMemoryBytes / 1024).toFixed(0)} KiB, malloc ${(h.wasmMallocBytes / 1024).toFixed(1)} KiB`;
+
+// Types and deletes characters the way a student edits a sentence: in-page InputEvents on the
+// text box (what a keystroke sends), `n` of them, starting from `start`; returns errors shown.
+function edit(page, start, n) {
+  return page.evaluate(([start, n]) => {
+    const input = document.querySelector('[data-testid="tokens-input"]');
+    const base = 'the cat sat on the mat';
+    const extra = ' and then it looked at the dog';
+    let errors = 0;
+    for (let i = start; i < start + n; i++) {
+      const k = i % (2 * extra.length);
+      const len = k < extra.length ? k + 1 : 2 * extra.length - k - 1;  // grow, then shrink
+      input.value = base + extra.slice(0, len);
+      input.dispatchEvent(new InputEvent('input', { bubbles: true, inputType: 'insertText' }));
+      errors += document.querySelectorAll('#config [data-testid="error"]').length;
+    }
+    return errors;
+  }, [start, n]);
+}
+
+test(`${KEYSTROKES} keystroke-driven recomputes: no heap growth after warm-up`, async () => {
+  const { page, errors } = await openPage(browser.context, server.url);
+  const cdp = await browser.context.newCDPSession(page);
+  // A few real keystrokes first: the same path as the in-page events below.
+  await page.getByTestId('tokens-input').fill('');
+  await page.getByTestId('tokens-input').pressSequentially('the cat sat on the mat', { delay: 1 });
+  assert.equal(await edit(page, 0, 500), 0);  // warm-up: every text length once
+  const warm = await heaps(page, cdp);
+  const t0 = Date.now();
+  let shown = 0;
+  for (let i = 500; i < 500 + KEYSTROKES; i += 1000) shown += await edit(page, i, 1000);
+  const ms = Date.now() - t0;
+  const end = await heaps(page, cdp);
+  console.log(`soak: ${KEYSTROKES} recomputes in ${ms} ms (${(ms / KEYSTROKES).toFixed(2)} ms each); after warm-up ${fmt(warm)}; after ${fmt(end)}`);
+  assert.equal(shown, 0, 'no config error while typing');
+  const result = await page.evaluate(() => window.playground.result().outputs[0].shape);
+  assert.equal(result.length, 3);
+  assert.equal(end.wasmMemoryBytes, warm.wasmMemoryBytes, 'the WASM memory did not grow');
+  assert.ok(end.wasmMallocBytes <= warm.wasmMallocBytes + MALLOC_SLACK, `malloc grew: ${fmt(warm)} -> ${fmt(end)}`);
+  assert.ok(end.js <= warm.js + JS_SLACK, `JS heap grew: ${fmt(warm)} -> ${fmt(end)}`);
+  assert.deepEqual(errors, []);
+});
+
+test(`${ALTERNATIONS} alternations of a valid and an invalid config: errors shown, heap flat, page recovers`, async () => {
+  const { page, errors } = await openPage(browser.context, server.url);
+  const cdp = await browser.context.newCDPSession(page);
+  const heads = page.locator('#config [data-arg="num_heads"], #config input[name="num_heads"]').first();
+  await heads.waitFor();
+  const alternate = (n) => page.evaluate(([n]) => {
+    const el = document.querySelector('#config [data-arg="num_heads"], #config input[name="num_heads"]');
+    let shown = 0, cleared = 0;
+    for (let i = 0; i < n; i++) {
+      el.value = i % 2 === 0 ? '3' : '4';  // d_out 64: 3 heads is invalid, 4 valid
+      el.dispatchEvent(new InputEvent('input', { bubbles: true }));
+      el.dispatchEvent(new Event('change', { bubbles: true }));
+      const n = document.querySelectorAll('#config [data-testid="error"]').length;
+      if (i % 2 === 0) shown += n > 0 ? 1 : 0; else cleared += n === 0 ? 1 : 0;
+    }
+    return { shown, cleared };
+  }, [n]);
+  const w = await alternate(1000);  // warm-up: V8 settles its code and caches over the first ~1000
+  assert.deepEqual(w, { shown: 500, cleared: 500 });
+  const warm = await heaps(page, cdp);
+  const r = await alternate(ALTERNATIONS);
+  const end = await heaps(page, cdp);
+  console.log(`soak (valid/invalid): ${ALTERNATIONS} alternations; after warm-up ${fmt(warm)}; after ${fmt(end)}`);
+  assert.deepEqual(r, { shown: ALTERNATIONS / 2, cleared: ALTERNATIONS / 2 });
+  assert.match(await page.locator('#config [data-testid="error"]').count().then(String), /^0$/);
+  assert.equal(end.wasmMemoryBytes, warm.wasmMemoryBytes);
+  assert.ok(end.wasmMallocBytes <= warm.wasmMallocBytes + MALLOC_SLACK, `malloc grew: ${fmt(warm)} -> ${fmt(end)}`);
+  assert.ok(end.js <= warm.js + JS_SLACK, `JS heap grew: ${fmt(warm)} -> ${fmt(end)}`);
+  assert.deepEqual(errors, []);
+});
