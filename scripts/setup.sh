@@ -6,7 +6,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-packages=(cmake g++ emscripten libxsimd-dev catch2 nlohmann-json3-dev chromium)
+packages=(cmake g++ emscripten libxsimd-dev catch2 nlohmann-json3-dev chromium valgrind)
 [[ "${1:-}" == "--fixtures" ]] && packages+=(python3-torch python3-numpy)
 
 missing=()
