@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <map>
+#include <new>
 #include <mutex>
 #include <numeric>
 
@@ -25,10 +26,18 @@ namespace {
 // Freed buffers by element count, up to a byte limit; uninitialised memory (empty() promises nothing).
 class StoragePool {
  public:
-  std::shared_ptr<float> take(size_t n) {
+  // Refuses (attn::Error) what would take the tensors alive at once above the budget.
+  std::shared_ptr<float> take(int64_t count, const Shape& shape) {
     float* p = nullptr;
+    const size_t n = static_cast<size_t>(count);  // fits: count * 4 <= budget, checked first
     {
       std::lock_guard<std::mutex> lock(mu_);
+      const double want = static_cast<double>(count) * sizeof(float);
+      if (want + static_cast<double>(live_) > static_cast<double>(budget_))
+        fail("a tensor of shape ", shape_str(shape), " needs ", mib(want), " MiB, and with the ", mib(live_),
+             " MiB in use that is above the core's memory budget of ", mib(budget_),
+             " MiB: make the batch, the sequence length or the number of heads smaller");
+      live_ += n * sizeof(float);
       auto it = free_.find(n);
       if (it != free_.end()) {
         p = it->second;
@@ -36,8 +45,21 @@ class StoragePool {
         bytes_ -= n * sizeof(float);
       }
     }
-    if (!p) p = new float[n ? n : 1];
+    if (!p) {
+      try {
+        p = new float[n ? n : 1];
+      } catch (const std::bad_alloc&) {
+        std::lock_guard<std::mutex> lock(mu_);
+        live_ -= n * sizeof(float);
+        fail("a tensor of shape ", shape_str(shape), " (", mib(static_cast<double>(n) * sizeof(float)),
+             " MiB) does not fit in this machine's free memory: make the scenario smaller");
+      }
+    }
     return std::shared_ptr<float>(p, [this, n](float* q) { give(q, n); });
+  }
+  void set_budget(size_t bytes) {
+    std::lock_guard<std::mutex> lock(mu_);
+    budget_ = bytes;
   }
   void set_limit(size_t bytes) {
     std::lock_guard<std::mutex> lock(mu_);
@@ -49,8 +71,10 @@ class StoragePool {
   }
 
  private:
+  static long long mib(double bytes) { return static_cast<long long>(bytes / (1 << 20) + 0.5); }
   void give(float* p, size_t n) {
     std::lock_guard<std::mutex> lock(mu_);
+    live_ -= n * sizeof(float);
     if (n * sizeof(float) > limit_) {
       delete[] p;
       return;
@@ -70,6 +94,8 @@ class StoragePool {
   std::mutex mu_;
   std::multimap<size_t, float*> free_;
   size_t bytes_ = 0, limit_ = size_t{64} << 20;
+  size_t live_ = 0;                              // bytes of the tensors alive now
+  size_t budget_ = kDefaultMemoryBudget;
 };
 
 StoragePool& pool() {
@@ -80,6 +106,7 @@ StoragePool& pool() {
 }  // namespace
 
 void set_storage_pool_limit(size_t bytes) { pool().set_limit(bytes); }
+void set_memory_budget(size_t bytes) { pool().set_budget(bytes); }
 
 static Shape contiguous_strides(const Shape& shape) {
   Shape strides(shape.size());
@@ -95,7 +122,7 @@ Tensor Tensor::empty(const Shape& shape) {
   for (int64_t d : shape)
     if (d < 0) fail("tensor shape ", shape_str(shape), " has a negative size: sizes must be >= 0");
   Tensor t;
-  t.storage_ = pool().take(static_cast<size_t>(attn::numel(shape)));
+  t.storage_ = pool().take(attn::numel(shape), shape);
   t.shape_ = shape;
   t.strides_ = contiguous_strides(shape);
   return t;

@@ -17,6 +17,11 @@ using Shape = std::vector<int64_t>;
 std::string shape_str(const Shape& shape);  // "[2, 3, 8]"
 // Bytes the pool keeps for reuse at most; 0 turns pooling off (leak checks use it to see malloc's own count).
 void set_storage_pool_limit(size_t bytes);
+// The memory budget: tensors alive at once may take this many bytes at most; an allocation above
+// it throws attn::Error naming the shape (instead of an out-of-memory abort). 768 MiB by default,
+// which keeps the WASM module (1 GiB maximum memory) well clear of its ceiling.
+constexpr size_t kDefaultMemoryBudget = size_t{768} << 20;
+void set_memory_budget(size_t bytes);
 int64_t numel(const Shape& shape);
 
 class Tensor {

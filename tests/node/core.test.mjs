@@ -59,7 +59,10 @@ test('10,000 runs do not grow the WASM heap after the first ones', () => {
     if (i % 10 === 0) assert.throws(() => core.run('{"module": "nope"}'));
   }
   assert.equal(core.heapBytes(), before.size, 'WASM memory grew');
-  assert.equal(core.heapUsed(), before.used, 'malloc\'d bytes grew: a leak');
+  // malloc's in-use count moves by a few dozen bytes with fragmentation (a reused chunk may be a
+  // little larger than asked for); a leak of even 16 bytes per run would add 160 KB here.
+  const grew = core.heapUsed() - before.used;
+  assert.ok(grew <= 4096, `malloc'd bytes grew by ${grew} over 10,000 runs: a leak`);
 });
 
 test('Float32Array inputs cross as typed arrays and give the same numbers as JSON data', () => {
