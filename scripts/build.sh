@@ -8,7 +8,8 @@ cd "$(dirname "$0")/.."
 jobs=$(nproc)
 what="${1:-all}"
 # One build at a time per checkout: concurrent cmake runs on one build tree corrupt it.
-exec 9>"build/.lock" 2>/dev/null || { mkdir -p build; exec 9>"build/.lock"; }
+mkdir -p build
+exec 9>"build/.lock"
 flock 9
 
 native() {

@@ -33,7 +33,7 @@ if [[ ! -x $out/fuzz_scenario || -n $(find core tests/fuzz -newer "$out/fuzz_sce
 fi
 cp tests/fixtures/*.scenario.json "$out/corpus/scenario/" 2>/dev/null || true
 echo "fuzz: scenario target for ${seconds}s"
-"$out/fuzz_scenario" -max_total_time="$seconds" -artifact_prefix="$out/" -max_len=8192 -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
+"$out/fuzz_scenario" -max_total_time="$seconds" -artifact_prefix="$out/" -max_len=8192 -timeout=60 -rss_limit_mb=2048 -print_final_stats=1 \
   "$out/corpus/scenario" 2>&1 | tee "$out/scenario.log" | grep -E '^(#[0-9]+.*(pulse|DONE)|stat::number_of_executed_units|==[0-9]+==ERROR|SUMMARY)' || true
 grep -q 'ERROR\|SUMMARY: ' "$out/scenario.log" && { echo "fuzz: failure, see $out/scenario.log"; exit 1; }
 grep 'stat::number_of_executed_units' "$out/scenario.log"
