@@ -30,10 +30,18 @@ export class AttentionCore {
   // {module, outputs: [{name, shape, data}], steps: [{name, shape, dims, code, cpp, data}],
   //  inputs: [...] (with scenario.return_inputs), params: [...] (with scenario.return_params)}.
   // Input `data` given as a Float32Array crosses as a typed array (copied into the heap once)
-  // rather than as JSON text.
-  run(scenario) {
+  // rather than as JSON text. options.weights: a safetensors file (Uint8Array or ArrayBuffer) to
+  // load into the module (scenario.weights = {name} names it; README "Real weights").
+  run(scenario, options = {}) {
     const buffers = [];
+    const blobs = [];
     let text = scenario;
+    if (options.weights) {
+      const bytes = options.weights instanceof Uint8Array ? options.weights : new Uint8Array(options.weights);
+      if (typeof scenario === 'string') scenario = JSON.parse(scenario);
+      blobs.push(bytes);
+      scenario = { ...scenario, weights: { name: scenario.weights?.name ?? options.weightsName ?? 'weights.safetensors', buffer: 0 } };
+    }
     if (typeof scenario !== 'string') {
       const inputs = (scenario.inputs ?? []).map((input) => {
         if (!(input.data instanceof Float32Array)) return input;
@@ -43,7 +51,7 @@ export class AttentionCore {
       });
       text = JSON.stringify(scenario.inputs ? { ...scenario, inputs } : scenario);
     }
-    const run = new this._m.Run(text, buffers);
+    const run = new this._m.Run(text, buffers, blobs);
     try {
       if (!run.ok()) throw new Error(run.error());
       const meta = JSON.parse(run.meta());
@@ -59,6 +67,13 @@ export class AttentionCore {
 
   // [{id, seed, seed_name, summary, args: [{name, type, required, default, min, max, help}], inputs, outputs}]
   modules() { return this._modules; }
+  // The tensors of a safetensors file: [{name, dtype, shape}]; a damaged file throws an Error
+  // naming what is wrong.
+  weightsListing(bytes) {
+    const out = JSON.parse(this._m.safetensorsListing(bytes instanceof Uint8Array ? bytes : new Uint8Array(bytes)));
+    if (out.error) throw new Error(out.error);
+    return out.tensors;
+  }
   version() { return this._m.version(); }
   kernels() { return this._m.kernelsName(); }
   setUseSimd(on) { this._m.setUseSimd(!!on); }

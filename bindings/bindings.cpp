@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "safetensors.hpp"
 #include "scenario.hpp"
 #include "kernels.hpp"
 
@@ -16,13 +17,17 @@ namespace {
 
 class Run {
  public:
-  // buffers: a JS array of Float32Arrays, each copied into the heap once (inputs' "buffer": i)
-  Run(const std::string& scenario_json, val buffers) {
+  // buffers: a JS array of Float32Arrays, each copied into the heap once (inputs' "buffer": i);
+  // blobs: a JS array of Uint8Arrays (safetensors files: "weights": {"buffer": i}), copied once.
+  Run(const std::string& scenario_json, val buffers, val blobs) {
     try {
       std::vector<std::vector<float>> data;
       const size_t n = buffers["length"].as<size_t>();
       for (size_t i = 0; i < n; ++i) data.push_back(convertJSArrayToNumberVector<float>(buffers[i]));
-      result_ = attn::run(attn::parse_scenario(scenario_json, &data));
+      std::vector<attn::Blob> bytes;
+      const size_t m = blobs["length"].as<size_t>();
+      for (size_t i = 0; i < m; ++i) bytes.push_back(convertJSArrayToNumberVector<uint8_t>(blobs[i]));
+      result_ = attn::run(attn::parse_scenario(scenario_json, &data, &bytes));
       for (auto* list : {&result_.outputs, &result_.inputs, &result_.params})
         for (auto& t : *list) t.value = t.value.contiguous();  // views handed out need packed data
       ok_ = true;
@@ -62,6 +67,16 @@ class Run {
 };
 
 std::string kernels_name() { return attn::kernels().name; }
+
+// {"tensors": [{name, dtype, shape}]} or {"error": "..."} for a safetensors file (a Uint8Array).
+std::string safetensors_listing(val bytes) {
+  try {
+    const std::vector<uint8_t> b = convertJSArrayToNumberVector<uint8_t>(bytes);
+    return "{\"tensors\":" + attn::safetensors_listing_json(b.data(), b.size()) + "}";
+  } catch (const std::exception& e) {
+    return nlohmann::json({{"error", e.what()}}).dump();
+  }
+}
 // Bytes malloc has handed out and not had back: leak checks compare it across many runs.
 double heap_used() { return static_cast<double>(mallinfo().uordblks); }
 
@@ -69,7 +84,7 @@ double heap_used() { return static_cast<double>(mallinfo().uordblks); }
 
 EMSCRIPTEN_BINDINGS(attention) {
   class_<Run>("Run")
-      .constructor<std::string, val>()
+      .constructor<std::string, val, val>()
       .function("ok", &Run::ok)
       .function("error", &Run::error)
       .function("meta", &Run::meta)
@@ -82,4 +97,5 @@ EMSCRIPTEN_BINDINGS(attention) {
   function("kernelsName", &kernels_name);
   function("setUseSimd", &attn::set_use_simd);
   function("heapUsed", &heap_used);
+  function("safetensorsListing", &safetensors_listing);
 }

@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // The WASM core from the command line, twin of build/native/attention-cli:
-//   node bindings/cli.mjs run FILE.json    print the result JSON ("-" reads stdin)
-//   node bindings/cli.mjs modules          print the module table
+//   node bindings/cli.mjs run FILE.json [--weights W.safetensors]   print the result JSON ("-" reads stdin)
+//   node bindings/cli.mjs weights W.safetensors                     list the file's tensors
+//   node bindings/cli.mjs modules                                   print the module table
 // Bad input: exit 1 with one line "error: ..." on stderr.
 import { readFileSync } from 'node:fs';
 import { loadAttention } from './attention.mjs';
@@ -29,8 +30,26 @@ async function main(argv) {
     process.stdout.write(`${JSON.stringify((await loadAttention()).modules())}\n`);
     return 0;
   }
-  if (cmd !== 'run' || argv.length !== 2) {
-    process.stderr.write('usage: node bindings/cli.mjs run FILE.json | node bindings/cli.mjs modules\n');
+  const usage = 'usage: node bindings/cli.mjs run FILE.json [--weights W.safetensors] | node bindings/cli.mjs weights W.safetensors | node bindings/cli.mjs modules\n';
+  const readBytes = (path, what) => {
+    try {
+      return readFileSync(path);
+    } catch {
+      throw new Error(`cannot read ${what} file '${path}': check the path`);
+    }
+  };
+  if (cmd === 'weights' && argv.length === 2) {
+    try {
+      process.stdout.write(`${JSON.stringify((await loadAttention()).weightsListing(readBytes(file, 'weights')))}\n`);
+      return 0;
+    } catch (e) {
+      process.stderr.write(`error: ${e.message}\n`);
+      return 1;
+    }
+  }
+  const withWeights = argv.length === 4 && argv[2] === '--weights';
+  if (cmd !== 'run' || (argv.length !== 2 && !withWeights)) {
+    process.stderr.write(usage);
     return 2;
   }
   let text;
@@ -42,7 +61,8 @@ async function main(argv) {
   }
   const core = await loadAttention();
   try {
-    process.stdout.write(resultToJson(core.run(text)));
+    const options = withWeights ? { weights: readBytes(argv[3], 'weights'), weightsName: argv[3].split('/').pop() } : {};
+    process.stdout.write(resultToJson(core.run(text, options)));
     return 0;
   } catch (e) {
     process.stderr.write(`error: ${String(e.message).replace(/\n/g, ' ')}\n`);

@@ -21,3 +21,4 @@
 #include "trace.hpp"     // Context + Step: named intermediate tensors of a forward pass
 #include "module.hpp"    // Module, ModuleInfo, the module table (registry.cpp)
 #include "scenario.hpp"  // Scenario JSON -> Result JSON (SCENARIO.md)
+#include "safetensors.hpp"  // a state_dict saved as safetensors (F32, F16, BF16) -> tensors

@@ -82,7 +82,7 @@ void check_keys(const json& j, const std::string& where, std::initializer_list<c
 
 }  // namespace
 
-Scenario parse_scenario(const std::string& text, std::vector<std::vector<float>>* buffers) {
+Scenario parse_scenario(const std::string& text, std::vector<std::vector<float>>* buffers, const std::vector<Blob>* blobs) {
   json j;
   try {
     j = json::parse(text);
@@ -90,7 +90,7 @@ Scenario parse_scenario(const std::string& text, std::vector<std::vector<float>>
     fail("scenario is not valid JSON: ", e.what());
   }
   if (!j.is_object()) fail("scenario must be a JSON object like {\"module\": \"softmax\", \"inputs\": [...]}");
-  check_keys(j, "scenario", {"module", "config", "seed", "train", "trace", "inputs", "params", "return_inputs", "return_params"});
+  check_keys(j, "scenario", {"module", "config", "seed", "train", "trace", "inputs", "params", "return_inputs", "return_params", "weights"});
   Scenario s;
   if (!j.contains("module") || !j["module"].is_string()) fail("scenario.module must be a module id string, e.g. \"CausalAttention\"");
   s.module = j["module"].get<std::string>();
@@ -205,8 +205,63 @@ Scenario parse_scenario(const std::string& text, std::vector<std::vector<float>>
       s.params.emplace_back(it.key(), Tensor::from(shape, parse_floats(p["data"], where + ".data", numel(shape))));
     }
   }
+  if (j.contains("weights")) {
+    const json& w = j["weights"];
+    if (!w.is_object()) fail("scenario.weights must be {\"name\": \"model.safetensors\", \"buffer\": 0}");
+    check_keys(w, "scenario.weights", {"name", "buffer"});
+    s.weights_name = w.contains("name") && w["name"].is_string() ? w["name"].get<std::string>() : "weights";
+    const bool given = w.contains("buffer") && w["buffer"].is_number_unsigned() && blobs &&
+                       w["buffer"].get<uint64_t>() < blobs->size();
+    if (!given)
+      fail("scenario.weights names external weights ('", s.weights_name, "') but the file is not loaded: ",
+           "pick the file on the page, pass --weights FILE to the CLI, or run(scenario, {weights: bytes}) in JS");
+    const Blob& b = (*blobs)[w["buffer"].get<size_t>()];
+    s.weights = read_safetensors(b.data(), b.size());
+  }
   return s;
 }
+
+namespace {
+
+// A state_dict loaded strictly, as load_state_dict(strict=True): every parameter from the file,
+// shapes equal; buffers PyTorch keeps in a state_dict (the causal `mask`, the positional `pe`)
+// are recomputed by the core, so they are accepted and skipped.
+void load_weights(const Scenario& s, ParamList& params) {
+  auto is_buffer = [](const std::string& n) {
+    for (const char* b : {"mask", "pe"}) {
+      const std::string tail = b;
+      if (n == tail || (n.size() > tail.size() + 1 && n.compare(n.size() - tail.size() - 1, std::string::npos, "." + tail) == 0))
+        return true;
+    }
+    return false;
+  };
+  std::string names;
+  for (auto& [pname, t] : params)
+    if (names.size() < 300) names += (names.empty() ? "" : ", ") + pname;
+  for (const SafeTensor& w : s.weights) {
+    Tensor* target = nullptr;
+    for (auto& [pname, t] : params)
+      if (pname == w.name) target = t;
+    if (!target) {
+      if (is_buffer(w.name)) continue;
+      fail("weights '", s.weights_name, "': '", w.name, "' is not a parameter of ", s.module, ": its parameters are ", names,
+           " (was the file saved from another module or config?)");
+    }
+    if (target->shape() != w.value.shape())
+      fail("weights '", s.weights_name, "': '", w.name, "' has shape ", shape_str(w.value.shape()), " but ", s.module,
+           " with this config needs ", shape_str(target->shape()), ": set the config the model was trained with");
+    *target = w.value;
+  }
+  for (auto& [pname, t] : params) {
+    bool found = false;
+    for (const SafeTensor& w : s.weights) found = found || w.name == pname;
+    if (!found)
+      fail("weights '", s.weights_name, "': parameter '", pname, "' ", shape_str(t->shape()), " of ", s.module,
+           " is missing from the file: save the whole state_dict");
+  }
+}
+
+}  // namespace
 
 Result run(const Scenario& s) {
   const ModuleInfo& info = module_info(s.module);
@@ -218,6 +273,7 @@ Result run(const Scenario& s) {
   module->parameters("", params);
   int64_t total = 0;
   for (auto& [name, t] : params) total += t->numel();
+  if (!s.weights.empty()) load_weights(s, params);
   for (const auto& [name, value] : s.params) {
     Tensor* target = nullptr;
     std::string names;

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "module.hpp"
+#include "safetensors.hpp"
 
 namespace attn {
 
@@ -31,6 +32,10 @@ struct Scenario {
   bool return_params = false;  // give back the module's parameters by state_dict name
   std::vector<ScenarioInput> inputs;
   std::vector<std::pair<std::string, Tensor>> params;
+  // "weights": {"name": "model.safetensors", "buffer": i}: a state_dict in safetensors form,
+  // loaded after construction (every parameter must be in it), before "params".
+  std::string weights_name;
+  std::vector<SafeTensor> weights;
 };
 
 struct Result {
@@ -47,7 +52,10 @@ constexpr int64_t kMaxTotalElements = int64_t{1} << 26;   // inputs + params + o
 
 // throws Error naming the bad field. `buffers`: tensors handed over beside the JSON (the bindings'
 // typed arrays, copied in once); an input {"name", "shape", "buffer": i} takes buffers[i].
-Scenario parse_scenario(const std::string& json_text, std::vector<std::vector<float>>* buffers = nullptr);
+// `blobs`: byte buffers (safetensors files); "weights": {"name", "buffer": i} reads blobs[i].
+using Blob = std::vector<uint8_t>;
+Scenario parse_scenario(const std::string& json_text, std::vector<std::vector<float>>* buffers = nullptr,
+                        const std::vector<Blob>* blobs = nullptr);
 Result run(const Scenario& scenario);
 std::string result_to_json(const Result& result);
 std::string run_json(const std::string& scenario_json);  // parse, run, serialise

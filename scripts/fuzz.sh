@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# npm run fuzz -- --seconds N: libFuzzer over the scenario parser and runner (tests/fuzz/),
-# clang 14 with -fsanitize=fuzzer,address,undefined, seed corpus from tests/fixtures/*.json.
+# npm run fuzz -- --seconds N: libFuzzer over the scenario parser and runner and over the
+# safetensors weights loader (tests/fuzz/), N seconds each, clang 14 with
+# -fsanitize=fuzzer,address,undefined, seed corpora from tests/fixtures/.
 # Prints the executions per target; exits non-zero on any crash, leak or UB report.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -20,20 +21,30 @@ if ((${#missing[@]})); then
   $sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
 fi
 out=build/fuzz
-mkdir -p "$out/deps" "$out/corpus/scenario"
+mkdir -p "$out/deps" "$out/corpus/scenario" "$out/corpus/safetensors"
 ln -sfn /usr/include/xsimd "$out/deps/xsimd"
 ln -sfn /usr/include/nlohmann "$out/deps/nlohmann"
 flags=(-std=c++17 -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -Icore -I"$out/deps" -DATTN_VERSION='"fuzz"')
 sources=$(ls core/*.cpp core/modules/*.cpp | grep -vE 'kernels_(avx2|wasm)\.cpp')
-if [[ ! -x $out/fuzz_scenario || -n $(find core tests/fuzz -newer "$out/fuzz_scenario" -name '*.[ch]pp' | head -1) ]]; then
-  echo "fuzz: building $out/fuzz_scenario"
-  # kernels_avx2.cpp needs its own flags; kernels.cpp falls back to SSE2 when AVX2 is absent, so build it too.
-  clang++-14 "${flags[@]}" -mavx2 -mfma -c core/kernels_avx2.cpp -o "$out/kernels_avx2.o"
-  clang++-14 "${flags[@]}" $sources "$out/kernels_avx2.o" tests/fuzz/fuzz_scenario.cpp -o "$out/fuzz_scenario"
-fi
 cp tests/fixtures/*.scenario.json "$out/corpus/scenario/" 2>/dev/null || true
-echo "fuzz: scenario target for ${seconds}s"
-"$out/fuzz_scenario" -max_total_time="$seconds" -artifact_prefix="$out/" -max_len=8192 -timeout=60 -rss_limit_mb=2048 -print_final_stats=1 \
-  "$out/corpus/scenario" 2>&1 | tee "$out/scenario.log" | grep -E '^(#[0-9]+.*(pulse|DONE)|stat::number_of_executed_units|==[0-9]+==ERROR|SUMMARY)' || true
-grep -q 'ERROR\|SUMMARY: ' "$out/scenario.log" && { echo "fuzz: failure, see $out/scenario.log"; exit 1; }
-grep 'stat::number_of_executed_units' "$out/scenario.log"
+cp tests/fixtures/weights/*.safetensors "$out/corpus/safetensors/" 2>/dev/null || true
+status=0
+for target in scenario safetensors; do
+  bin="$out/fuzz_$target"
+  if [[ ! -x $bin || -n $(find core tests/fuzz -newer "$bin" -name '*.[ch]pp' | head -1) ]]; then
+    echo "fuzz: building $bin"
+    # kernels_avx2.cpp needs its own flags; kernels.cpp falls back to SSE2 when AVX2 is absent, so build it too.
+    clang++-14 "${flags[@]}" -mavx2 -mfma -c core/kernels_avx2.cpp -o "$out/kernels_avx2.o"
+    clang++-14 "${flags[@]}" $sources "$out/kernels_avx2.o" "tests/fuzz/fuzz_$target.cpp" -o "$bin"
+  fi
+  echo "fuzz: $target target for ${seconds}s"
+  "$bin" -max_total_time="$seconds" -artifact_prefix="$out/$target-" -max_len=8192 -timeout=60 -rss_limit_mb=2048 \
+    -print_final_stats=1 "$out/corpus/$target" 2>&1 | tee "$out/$target.log" |
+    grep -E '^(#[0-9]+.*(pulse|DONE)|==[0-9]+==ERROR|SUMMARY)' || true
+  if grep -q 'ERROR\|SUMMARY: ' "$out/$target.log"; then
+    echo "fuzz: $target failed, see $out/$target.log"
+    status=1
+  fi
+  echo "fuzz: $target: $(grep -o 'number_of_executed_units: [0-9]*' "$out/$target.log") executions"
+done
+exit $status

@@ -19,6 +19,7 @@ import { createPresetButtons } from './views/presets.js';
 import { createSoftmaxCard } from './views/softmax-card.js';
 import { createChips } from './views/tokens.js';
 import { createVocabView } from './views/vocab.js';
+import { createWeightsPicker } from './weights.js';
 
 const $ = (id) => document.getElementById(id);
 
@@ -225,8 +226,12 @@ async function main() {
     let plan = null;
     try {
       checkPageFields(state, (key) => visibility[key] !== false);
+      if (weightsError) throw new PageError(weightsError.message, 'weights');
+      if (state.weights && !weights) {
+        throw new PageError(`This link was made with trained weights '${state.weights}': load that file below (links carry only its name)`, 'weights');
+      }
       plan = planRun(state, info);
-      const result = runPlan(core, plan);
+      const result = runPlan(core, plan, weights);
       last = { plan, result, info };
       results.pipeline = results.latest = result;
       document.body.classList.remove('stale');
@@ -280,6 +285,19 @@ async function main() {
 
   createSoftmaxCard(core, { input: $('numbers'), rows: $('rows'), sum: $('sum'), error: $('error') }, (result) => {
     results.softmax = results.latest = result;
+  });
+  // Trained weights: the file stays in memory only; the state (and the URL) keep its name.
+  let weights = null, weightsError = null;
+  const weightsStatus = $('weights-status');
+  createWeightsPicker(core, {
+    input: $('weights-file'), drop: $('weights-drop'), clear: $('weights-clear'),
+    details: $('weights-details'), table: panel.querySelector('[data-testid="weights-list"]'),
+  }, (w, error) => {
+    weights = w;
+    weightsError = error;
+    state.weights = w ? w.name : '';
+    weightsStatus.textContent = w ? `${w.name}: ${w.tensors.length} tensors, used instead of the seeded weights` : '';
+    recompute();
   });
   syncControls();
   recompute();

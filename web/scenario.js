@@ -278,9 +278,10 @@ function planTransformer(state, info, plan, config) {
 }
 
 // Runs the plan on the core: the optional first run, then the traced one.
-export function runPlan(core, plan) {
+// weights: {name, bytes} of a loaded safetensors file, applied to the main module (not `pre`).
+export function runPlan(core, plan, weights = null) {
   if (plan.pre) plan.fill(core.run(plan.pre));
-  return core.run(plan.main);
+  return core.run(plan.main, weights ? { weights: weights.bytes, weightsName: weights.name } : {});
 }
 
 // Token labels for the seq axes of one step: {q, k} per batch item. For the Transformer, encoder
@@ -298,6 +299,7 @@ export function stepLabels(plan, stepName) {
 
 // Which control a core error belongs beside: the argument it names first, else the tokens box.
 export function controlForError(message, info) {
+  if (/^weights /.test(message)) return 'weights';
   let best = null;
   for (const arg of info.args) {
     const m = new RegExp(`\\b${arg.name}\\b`).exec(message);

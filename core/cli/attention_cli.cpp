@@ -1,5 +1,8 @@
 // attention-cli: the core from the command line.
-//   attention-cli run FILE.json   print the result JSON of a scenario (SCENARIO.md); "-" reads stdin
+//   attention-cli run FILE.json [--weights W.safetensors]
+//                                 print the result JSON of a scenario (SCENARIO.md); "-" reads stdin;
+//                                 --weights loads a state_dict saved as safetensors (README)
+//   attention-cli weights W.safetensors   list the tensors of a safetensors file (name, dtype, shape)
 //   attention-cli modules         print the module table as JSON
 //   attention-cli --version
 // Bad input: exit 1 with one line "error: <what, rule, fix>" on stderr. Never aborts.
@@ -8,10 +11,28 @@
 #include <iterator>
 #include <sstream>
 
+#include <nlohmann/json.hpp>
+
+#include "error.hpp"
 #include "scenario.hpp"
 
+namespace {
+
+bool read_file(const std::string& path, std::string& out) {
+  std::ifstream f(path, std::ios::binary);
+  if (!f) return false;
+  std::ostringstream ss;
+  ss << f.rdbuf();
+  out = ss.str();
+  return true;
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
-  const std::string usage = "usage: attention-cli run FILE.json | attention-cli modules | attention-cli --version";
+  const std::string usage =
+      "usage: attention-cli run FILE.json [--weights W.safetensors] | attention-cli weights W.safetensors | "
+      "attention-cli modules | attention-cli --version";
   try {
     std::ios::sync_with_stdio(false);
     if (argc == 2 && std::string(argv[1]) == "--version") {
@@ -22,7 +43,17 @@ int main(int argc, char** argv) {
       std::cout << attn::modules_json() << "\n";
       return 0;
     }
-    if (argc != 3 || std::string(argv[1]) != "run") {
+    if (argc == 3 && std::string(argv[1]) == "weights") {
+      std::string bytes;
+      if (!read_file(argv[2], bytes)) {
+        std::cerr << "error: cannot read weights file '" << argv[2] << "': check the path\n";
+        return 1;
+      }
+      std::cout << attn::safetensors_listing_json(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()) << "\n";
+      return 0;
+    }
+    const bool with_weights = argc == 5 && std::string(argv[3]) == "--weights";
+    if ((argc != 3 && !with_weights) || std::string(argv[1]) != "run") {
       std::cerr << usage << "\n";
       return 2;
     }
@@ -30,17 +61,35 @@ int main(int argc, char** argv) {
     const std::string path = argv[2];
     if (path == "-") {
       text.assign(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
-    } else {
-      std::ifstream f(path, std::ios::binary);
-      if (!f) {
-        std::cerr << "error: cannot read scenario file '" << path << "': check the path\n";
-        return 1;
-      }
-      std::ostringstream ss;
-      ss << f.rdbuf();
-      text = ss.str();
+    } else if (!read_file(path, text)) {
+      std::cerr << "error: cannot read scenario file '" << path << "': check the path\n";
+      return 1;
     }
-    std::cout << attn::run_json(text);
+    if (!with_weights) {
+      std::cout << attn::run_json(text);
+      return 0;
+    }
+    std::vector<attn::Blob> blobs(1);
+    std::string bytes;
+    if (!read_file(argv[4], bytes)) {
+      std::cerr << "error: cannot read weights file '" << argv[4] << "': check the path\n";
+      return 1;
+    }
+    blobs[0].assign(bytes.begin(), bytes.end());
+    // The scenario's "weights" (if any) names the file; --weights supplies it as buffer 0.
+    nlohmann::json j;
+    try {
+      j = nlohmann::json::parse(text);
+    } catch (const nlohmann::json::exception& e) {
+      throw attn::Error(std::string("scenario is not valid JSON: ") + e.what());
+    }
+    if (j.is_object()) {
+      std::string name = argv[4];
+      name = name.substr(name.find_last_of('/') + 1);
+      if (j.contains("weights") && j["weights"].is_object() && j["weights"].contains("name")) name = j["weights"]["name"].get<std::string>();
+      j["weights"] = {{"name", name}, {"buffer", 0}};
+    }
+    std::cout << attn::result_to_json(attn::run(attn::parse_scenario(j.dump(), nullptr, &blobs)));
     return 0;
   } catch (const std::bad_alloc&) {
     std::cerr << "error: out of memory: the scenario is too large for this machine\n";

@@ -1,0 +1,123 @@
+// See safetensors.hpp. The file is untrusted input (a drag-and-drop, a URL): the header is parsed
+// with nlohmann::json under a size bound, then each entry is checked before any byte is read.
+#include "safetensors.hpp"
+
+#include <cmath>
+#include <cstring>
+#include <nlohmann/json.hpp>
+
+#include "error.hpp"
+#include "scenario.hpp"
+
+namespace attn {
+namespace {
+
+using json = nlohmann::json;
+
+float f16_to_f32(uint16_t h) {
+  const uint32_t sign = (h >> 15) & 1, exp = (h >> 10) & 0x1f, mant = h & 0x3ff;
+  float v;
+  if (exp == 0) v = std::ldexp(static_cast<float>(mant), -24);  // zero and subnormals
+  else if (exp == 31) v = mant ? NAN : INFINITY;
+  else v = std::ldexp(static_cast<float>(mant | 0x400), static_cast<int>(exp) - 25);
+  return sign ? -v : v;
+}
+
+float bf16_to_f32(uint16_t b) {
+  const uint32_t bits = static_cast<uint32_t>(b) << 16;
+  float v;
+  std::memcpy(&v, &bits, 4);
+  return v;
+}
+
+std::string brief(const json& v) {
+  std::string s = v.dump();
+  return s.size() > 60 ? s.substr(0, 57) + "..." : s;
+}
+
+}  // namespace
+
+std::vector<SafeTensor> read_safetensors(const uint8_t* bytes, size_t size) {
+  if (size < 8) fail("weights file has ", size, " bytes: a safetensors file starts with an 8-byte header length");
+  uint64_t n = 0;
+  for (int i = 7; i >= 0; --i) n = (n << 8) | bytes[i];
+  if (n > kMaxSafetensorsHeader)
+    fail("weights file header length (", n, " bytes) is above the ", kMaxSafetensorsHeader,
+         "-byte limit: this is not a safetensors file, or a damaged one");
+  if (n > size - 8)
+    fail("weights file header length (", n, " bytes) runs past the end of the file (", size,
+         " bytes): the file is truncated or not safetensors");
+  json header;
+  try {
+    header = json::parse(bytes + 8, bytes + 8 + n);
+  } catch (const json::exception& e) {
+    fail("weights file header is not valid JSON: ", e.what());
+  }
+  if (!header.is_object()) fail("weights file header must be a JSON object of tensors, got ", brief(header));
+  const uint64_t data_size = size - 8 - n;
+  const uint8_t* data = bytes + 8 + n;
+  std::vector<SafeTensor> out;
+  for (auto it = header.begin(); it != header.end(); ++it) {
+    if (it.key() == "__metadata__") continue;
+    const std::string& name = it.key();
+    const json& e = it.value();
+    const std::string where = "weights file tensor '" + name + "'";
+    if (!e.is_object() || !e.contains("dtype") || !e.contains("shape") || !e.contains("data_offsets"))
+      fail(where, " must have dtype, shape and data_offsets, got ", brief(e));
+    if (!e["dtype"].is_string()) fail(where, ": dtype ", brief(e["dtype"]), " must be a string");
+    const std::string dtype = e["dtype"].get<std::string>();
+    size_t elem = 0;
+    if (dtype == "F32") elem = 4;
+    else if (dtype == "F16" || dtype == "BF16") elem = 2;
+    else fail(where, " has dtype ", dtype, ": the core reads F32, F16 and BF16 (save float weights: model.float())");
+    if (!e["shape"].is_array() || e["shape"].size() > 8) fail(where, ": shape ", brief(e["shape"]), " must be a list of at most 8 sizes");
+    Shape shape;
+    int64_t count = 1;
+    for (const json& d : e["shape"]) {
+      if (!d.is_number_unsigned() || d.get<uint64_t>() > static_cast<uint64_t>(kMaxInputElements))
+        fail(where, ": shape ", brief(e["shape"]), " must hold sizes from 0 to ", kMaxInputElements);
+      shape.push_back(d.get<int64_t>());
+      count *= shape.back();
+      if (count > kMaxInputElements) fail(where, " has more than ", kMaxInputElements, " elements: the limit per tensor");
+    }
+    const json& off = e["data_offsets"];
+    if (!off.is_array() || off.size() != 2 || !off[0].is_number_unsigned() || !off[1].is_number_unsigned())
+      fail(where, ": data_offsets ", brief(off), " must be [begin, end] byte offsets");
+    const uint64_t begin = off[0].get<uint64_t>(), end = off[1].get<uint64_t>();
+    if (begin > end || end > data_size)
+      fail(where, ": data_offsets [", begin, ", ", end, "] must satisfy begin <= end <= ", data_size,
+           " (the data after the header): the file is truncated or damaged");
+    if (end - begin != static_cast<uint64_t>(count) * elem)
+      fail(where, ": data_offsets span ", end - begin, " bytes but ", dtype, " ", shape_str(shape), " needs ",
+           static_cast<uint64_t>(count) * elem);
+    Tensor t = Tensor::empty(shape);
+    float* dst = t.data();
+    const uint8_t* src = data + begin;
+    for (int64_t i = 0; i < count; ++i) {
+      const uint8_t* p = src + static_cast<size_t>(i) * elem;
+      float v;
+      if (elem == 4) {
+        const uint32_t bits = static_cast<uint32_t>(p[0]) | static_cast<uint32_t>(p[1]) << 8 |
+                              static_cast<uint32_t>(p[2]) << 16 | static_cast<uint32_t>(p[3]) << 24;
+        std::memcpy(&v, &bits, 4);
+      } else {
+        const uint16_t h = static_cast<uint16_t>(p[0] | p[1] << 8);
+        v = dtype == "F16" ? f16_to_f32(h) : bf16_to_f32(h);
+      }
+      if (!std::isfinite(v)) fail(where, " holds ", v, " at index ", i, ": weights must be finite");
+      dst[i] = v;
+    }
+    out.push_back({name, dtype, t});
+  }
+  if (out.empty()) fail("weights file holds no tensors");
+  return out;
+}
+
+std::string safetensors_listing_json(const uint8_t* bytes, size_t size) {
+  json list = json::array();
+  for (const SafeTensor& t : read_safetensors(bytes, size))
+    list.push_back({{"name", t.name}, {"dtype", t.dtype}, {"shape", t.value.shape()}});
+  return list.dump();
+}
+
+}  // namespace attn

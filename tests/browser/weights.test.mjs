@@ -1,0 +1,81 @@
+// Trained weights on the page: a PyTorch-saved CausalMultiHeadAttention (F32) and EncoderLayer
+// (F16) picked with the file input reproduce PyTorch's outputs; the tensors are listed; a
+// mismatched file shows the core's message next to the picker and the page recovers; the URL
+// keeps the file's name only, and a link naming weights asks for the file.
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { after, before, test } from 'node:test';
+import { compare, values } from '../node/fixtures.mjs';
+import { launch, openPage, startServer } from './harness.mjs';
+
+let server, browser;
+before(async () => { server = await startServer(); browser = await launch(); });
+after(async () => { await browser?.close(); await server?.close(); });
+
+const dir = new URL('../fixtures/weights/', import.meta.url);
+const file = (name) => fileURLToPath(new URL(name, dir));
+const expected = (name) => JSON.parse(readFileSync(new URL(`${name}.expected.json`, dir), 'utf8'));
+
+// The fixture's scenario as page state: inputs "random normal" drawn after construction, seed 0.
+function hashFor(name) {
+  const s = JSON.parse(readFileSync(new URL(`${name}.scenario.json`, dir), 'utf8'));
+  const [B, T] = s.inputs[0].shape;
+  const p = new URLSearchParams({ module: s.module, source: 'randn', seed: String(s.seed), batch: String(B), seqT: String(T),
+    causal: '0', config: JSON.stringify({ [s.module]: s.config }) });
+  return `#${p}`;
+}
+
+async function checkAgainstPyTorch(page, name) {
+  const got = await page.evaluate(() => window.playground.result().outputs.map((o) => ({ name: o.name, data: Array.from(o.data) })));
+  for (const e of expected(name).outputs) {
+    const g = got.find((o) => o.name === e.name);
+    assert.ok(g, `${name}: output ${e.name}`);
+    const c = compare(Float32Array.from(g.data), values(e));
+    assert.ok(c.ok, `${name} ${e.name}: max |page - pytorch| = ${c.maxAbs}`);
+  }
+}
+
+for (const name of ['causal_mha_f32', 'encoder_layer_f16']) {
+  test(`${name}: picked with the file input, the page gives PyTorch's outputs`, async () => {
+    const { page, errors } = await openPage(browser.context, `${server.url}${hashFor(name)}`);
+    const before = await page.evaluate(() => Array.from(window.playground.result().outputs[0].data.slice(0, 4)));
+    await page.getByTestId('weights-input').setInputFiles(file(`${name}.safetensors`));
+    await page.getByTestId('weights-status').filter({ hasText: `${name}.safetensors` }).waitFor();
+    const rows = page.locator('[data-testid="weights-list"] tbody tr');
+    assert.ok(await rows.count() >= 8);
+    assert.match(await page.locator('[data-testid="weights-list"]').textContent(), /W_query\.weight|attn\.qkv_proj\.weight/);
+    const now = await page.evaluate(() => Array.from(window.playground.result().outputs[0].data.slice(0, 4)));
+    assert.notDeepEqual(now, before, 'the trained weights replaced the seeded ones');
+    await checkAgainstPyTorch(page, name);
+    assert.equal(await page.locator('#config [data-testid="error"]').count(), 0);
+    assert.deepEqual(errors, []);
+  });
+}
+
+test('a mismatched file shows the message at the picker; a good one recovers; links keep only the name', async () => {
+  const { page, errors } = await openPage(browser.context, `${server.url}${hashFor('causal_mha_f32')}`);
+  const picker = page.getByTestId('weights-input');
+  await picker.setInputFiles(file('bad_wrong_shape.safetensors'));
+  const error = page.locator('[data-control="weights"] [data-testid="error"]');
+  await error.waitFor();
+  assert.match(await error.textContent(), /'W_query\.weight' has shape \[8, 5\] but CausalMultiHeadAttention with this config needs \[8, 6\]/);
+  await picker.setInputFiles(file('bad_truncated.safetensors'));
+  await page.locator('[data-control="weights"] [data-testid="error"]', { hasText: 'truncated' }).waitFor();
+  await picker.setInputFiles(file('causal_mha_f32.safetensors'));
+  await page.getByTestId('weights-status').filter({ hasText: 'causal_mha_f32.safetensors' }).waitFor();
+  assert.equal(await page.locator('#config [data-testid="error"]').count(), 0);
+  await checkAgainstPyTorch(page, 'causal_mha_f32');
+
+  await page.waitForFunction(() => location.hash.includes('weights=causal_mha_f32.safetensors'));
+  const hash = await page.evaluate(() => location.hash);
+  assert.ok(hash.length < 400, 'the link carries the name, not the file');
+  const { page: shared } = await openPage(browser.context, `${server.url}${hash}`);
+  assert.match(await shared.locator('[data-control="weights"] [data-testid="error"]').textContent(), /made with trained weights 'causal_mha_f32\.safetensors': load that file/);
+  await shared.getByTestId('weights-input').setInputFiles(file('causal_mha_f32.safetensors'));
+  await shared.getByTestId('weights-status').filter({ hasText: 'causal_mha_f32' }).waitFor();
+  await checkAgainstPyTorch(shared, 'causal_mha_f32');
+  await shared.locator('#weights-clear').click();
+  assert.equal(await shared.getByTestId('weights-status').textContent(), '');
+  assert.deepEqual(errors, []);
+});

@@ -1,0 +1,58 @@
+// PyTorch-saved weights (tests/fixtures/weights/) through the WASM core: every dtype reproduces
+// PyTorch's outputs at the native tolerance, damaged files give their errors (the same as
+// natively) and the module keeps working, and the WASM CLI agrees with the native one.
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { test } from 'node:test';
+import { loadAttention } from '../../bindings/attention.mjs';
+import { compare, values } from './fixtures.mjs';
+
+const dir = new URL('../fixtures/weights/', import.meta.url);
+const read = (name) => readFileSync(new URL(name, dir));
+const json = (name) => JSON.parse(read(name).toString('utf8'));
+const core = await loadAttention();
+
+for (const model of ['encoder_layer', 'causal_mha']) {
+  for (const dtype of ['f32', 'f16', 'bf16']) {
+    const name = `${model}_${dtype}`;
+    test(`${name}: PyTorch's weights give PyTorch's outputs through WASM`, () => {
+      const r = core.run(json(`${name}.scenario.json`), { weights: read(`${name}.safetensors`) });
+      for (const e of json(`${name}.expected.json`).outputs) {
+        const got = r.outputs.find((o) => o.name === e.name);
+        const c = compare(got.data, values(e));
+        assert.ok(c.ok, `${name} ${e.name}: max diff ${c.maxAbs}`);
+      }
+    });
+  }
+}
+
+test('damaged weights files give their errors and the core keeps working', () => {
+  const bad = json('bad.json');
+  const scenario = json(bad.scenario);
+  const good = () => core.run(scenario, { weights: read('causal_mha_f32.safetensors') }).outputs[0].data[0];
+  const first = good();
+  assert.ok(Object.keys(bad.files).length >= 8);
+  for (const [file, message] of Object.entries(bad.files)) {
+    assert.throws(() => core.run(scenario, { weights: read(file) }), (e) => e instanceof Error && e.message.includes(message), file);
+    assert.equal(good(), first);
+  }
+  assert.throws(() => core.run(scenario), /the file is not loaded/);
+});
+
+test('weightsListing names every tensor with dtype and shape; a damaged file throws', () => {
+  const list = core.weightsListing(read('encoder_layer_bf16.safetensors'));
+  assert.ok(list.length >= 12);
+  assert.deepEqual(list.find((t) => t.name === 'attn.qkv_proj.weight'), { name: 'attn.qkv_proj.weight', dtype: 'BF16', shape: [48, 16] });
+  assert.throws(() => core.weightsListing(read('bad_oversized_header.safetensors')), /above the 16777216-byte limit/);
+});
+
+test('the WASM CLI and the native CLI print the same result with --weights', () => {
+  const cwd = fileURLToPath(dir);
+  const args = ['run', 'causal_mha_bf16.scenario.json', '--weights', 'causal_mha_bf16.safetensors'];
+  const wasm = JSON.parse(execFileSync('node', [fileURLToPath(new URL('../../bindings/cli.mjs', import.meta.url)), ...args], { cwd }));
+  const native = JSON.parse(execFileSync(fileURLToPath(new URL('../../build/native/attention-cli', import.meta.url)), args, { cwd }));
+  const c = compare(Float32Array.from(wasm.outputs[0].data), Float32Array.from(native.outputs[0].data), 1e-6, 1e-6);
+  assert.ok(c.ok, `max diff ${c.maxAbs}`);
+});
