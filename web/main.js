@@ -302,6 +302,7 @@ async function main() {
   syncControls();
   recompute();
   window.playground.state = () => structuredClone(state);
+  window.playground.core = core;  // the loaded WASM core (bindings/attention.mjs API)
   // The WASM heap: memory size and bytes malloc holds now (soak tests watch both for growth).
   window.playground.heap = () => ({ wasmMemoryBytes: core.heapBytes(), wasmMallocBytes: core.heapUsed() });
   window.playground.plan = () => last?.plan ?? null;
