@@ -49,7 +49,14 @@ std::vector<SafeTensor> read_safetensors(const uint8_t* bytes, size_t size) {
          " bytes): the file is truncated or not safetensors");
   json header;
   try {
-    header = json::parse(bytes + 8, bytes + 8 + n);
+    // A header is at most 3 deep ({name: {"shape": [..]}}); refusing deeper nesting while parsing
+    // keeps every later walk of it (the messages' dump()) from recursing off the stack.
+    header = json::parse(bytes + 8, bytes + 8 + n, [](int depth, json::parse_event_t, json&) {
+      if (depth > kMaxSafetensorsDepth)
+        fail("weights file header nests deeper than ", kMaxSafetensorsDepth,
+             " levels: a safetensors header is {\"name\": {\"dtype\", \"shape\", \"data_offsets\"}}");
+      return true;
+    });
   } catch (const json::exception& e) {
     fail("weights file header is not valid JSON: ", e.what());
   }

@@ -20,6 +20,7 @@ struct SafeTensor {
 };
 
 constexpr size_t kMaxSafetensorsHeader = size_t{16} << 20;  // 16 MiB of JSON at most
+constexpr int kMaxSafetensorsDepth = 8;                      // JSON nesting in that header
 
 std::vector<SafeTensor> read_safetensors(const uint8_t* bytes, size_t size);
 

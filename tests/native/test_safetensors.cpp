@@ -37,7 +37,7 @@ attn::Blob one_tensor(const std::string& dtype, const std::vector<uint8_t>& raw,
 
 }  // namespace
 
-TEST_CASE("PyTorch-saved weights in F32, F16 and BF16 reproduce PyTorch's outputs", "[safetensors]") {
+TEST_CASE("PyTorch-saved safetensors weights in F32, F16 and BF16 reproduce PyTorch's outputs", "[safetensors]") {
   for (const char* model : {"encoder_layer", "causal_mha"})
     for (const char* dtype : {"f32", "f16", "bf16"}) {
       const std::string name = std::string(model) + "_" + dtype;
@@ -57,7 +57,7 @@ TEST_CASE("PyTorch-saved weights in F32, F16 and BF16 reproduce PyTorch's output
     }
 }
 
-TEST_CASE("damaged or mismatched weights files give clear errors", "[safetensors]") {
+TEST_CASE("damaged or mismatched safetensors files give clear errors", "[safetensors]") {
   const auto bad = fixtures::json::parse(fixtures::read_text(kDir + "bad.json"));
   REQUIRE(bad["files"].size() >= 8);
   for (auto it = bad["files"].begin(); it != bad["files"].end(); ++it) {
@@ -66,7 +66,7 @@ TEST_CASE("damaged or mismatched weights files give clear errors", "[safetensors
   }
 }
 
-TEST_CASE("the listing names each tensor with its dtype and shape", "[safetensors]") {
+TEST_CASE("the safetensors listing names each tensor with its dtype and shape", "[safetensors]") {
   const attn::Blob b = read_blob(kDir + "causal_mha_bf16.safetensors");
   const auto list = fixtures::json::parse(attn::safetensors_listing_json(b.data(), b.size()));
   bool found = false;
@@ -75,7 +75,7 @@ TEST_CASE("the listing names each tensor with its dtype and shape", "[safetensor
   CHECK(found);
 }
 
-TEST_CASE("F16 and BF16 convert exactly, non-finite weights are refused", "[safetensors]") {
+TEST_CASE("safetensors F16 and BF16 convert exactly, non-finite weights are refused", "[safetensors]") {
   // F16: 1.0, -2.0, the smallest subnormal (2^-24), 65504 (the largest finite)
   const attn::Blob f16 = one_tensor("F16", {0x00, 0x3c, 0x00, 0xc0, 0x01, 0x00, 0xff, 0x7b}, "[4]");
   const auto t = attn::read_safetensors(f16.data(), f16.size());
@@ -98,7 +98,23 @@ TEST_CASE("F16 and BF16 convert exactly, non-finite weights are refused", "[safe
   CHECK_THROWS_WITH(attn::read_safetensors(negative.data(), negative.size()), Catch::Contains("must hold sizes"));
 }
 
-TEST_CASE("a scenario naming weights that were not loaded says how to load them", "[safetensors]") {
+TEST_CASE("a scenario naming safetensors weights that were not loaded says how to load them", "[safetensors]") {
   CHECK_THROWS_WITH(attn::run(attn::parse_scenario(fixtures::read_text(kDir + "causal_mha_f32.scenario.json"))),
                     Catch::Contains("the file is not loaded"));
+}
+
+TEST_CASE("a safetensors header nested too deep is refused before anything walks it", "[safetensors]") {
+  // 200,000 levels used to overflow the stack when the error message printed the value.
+  for (const std::string key : {R"("a":)", R"("a":{"dtype":"F32","shape":)"}) {
+    const size_t depth = 200000;
+    std::string head = "{" + key + std::string(depth, '[') + std::string(depth, ']') + "}";
+    if (key.size() > 5) head += "}";
+    attn::Blob b(8);
+    for (int i = 0; i < 8; ++i) b[i] = static_cast<uint8_t>(static_cast<uint64_t>(head.size()) >> (8 * i));
+    b.insert(b.end(), head.begin(), head.end());
+    CHECK_THROWS_WITH(attn::read_safetensors(b.data(), b.size()), Catch::Contains("nests deeper than 8 levels"));
+  }
+  // the deepest header the format has ({name: {"shape": [..]}}) still reads
+  const attn::Blob ok = one_tensor("F32", {0, 0, 0x80, 0x3f}, "[1]");
+  CHECK(attn::read_safetensors(ok.data(), ok.size())[0].value.data()[0] == 1.0f);
 }

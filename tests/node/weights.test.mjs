@@ -48,6 +48,15 @@ test('weightsListing names every tensor with dtype and shape; a damaged file thr
   assert.throws(() => core.weightsListing(read('bad_oversized_header.safetensors')), /above the 16777216-byte limit/);
 });
 
+test('a header nested 10,000 deep is an Error, not a WASM stack overflow', () => {
+  const head = Buffer.from(`{"a":${'['.repeat(10000)}${']'.repeat(10000)}}`);
+  const size = Buffer.alloc(8);
+  size.writeBigUInt64LE(BigInt(head.length));
+  const file = Buffer.concat([size, head]);
+  assert.throws(() => core.weightsListing(file), /nests deeper than 8 levels/);
+  assert.throws(() => core.run(json('causal_mha_f32.scenario.json'), { weights: file }), /nests deeper than 8 levels/);
+});
+
 test('the WASM CLI and the native CLI print the same result with --weights', () => {
   const cwd = fileURLToPath(dir);
   const args = ['run', 'causal_mha_bf16.scenario.json', '--weights', 'causal_mha_bf16.safetensors'];
