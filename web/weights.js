@@ -11,7 +11,7 @@ export function loadWeightsFromBuffer(core, name, arrayBuffer) {
 }
 
 // Wires the picker (input + drop zone) and renders the listing. onChange(weights | null, error)
-// is called when a file was loaded, refused, or cleared.
+// is called when a file was loaded, refused, or cleared. Returns {render, loadBuffer(name, bytes)}.
 export function createWeightsPicker(core, els, onChange) {
   const render = (w) => {
     els.clear.hidden = !w;
@@ -24,16 +24,21 @@ export function createWeightsPicker(core, els, onChange) {
       for (const text of [t.name, t.dtype, `[${t.shape.join(', ')}]`]) tr.insertCell().textContent = text;
     }
   };
-  const load = async (file) => {
+  // The one way in, for a picked or dropped file and for bytes fetched elsewhere (the embed's
+  // `weights` URL attribute): true when the file was loaded, false when it was refused.
+  const loadBuffer = (name, arrayBuffer) => {
     try {
-      const w = loadWeightsFromBuffer(core, file.name, await file.arrayBuffer());
+      const w = loadWeightsFromBuffer(core, name, arrayBuffer);
       render(w);
       onChange(w, null);
+      return true;
     } catch (e) {
       render(null);
-      onChange(null, new Error(`weights '${file.name}': ${e.message}`));
+      onChange(null, new Error(`weights '${name}': ${e.message}`));
+      return false;
     }
   };
+  const load = async (file) => loadBuffer(file.name, await file.arrayBuffer());
   els.input.addEventListener('change', () => { if (els.input.files[0]) load(els.input.files[0]); });
   els.drop.addEventListener('dragover', (e) => { e.preventDefault(); els.drop.classList.add('dragging'); });
   els.drop.addEventListener('dragleave', () => els.drop.classList.remove('dragging'));
@@ -47,5 +52,5 @@ export function createWeightsPicker(core, els, onChange) {
     render(null);
     onChange(null, null);
   });
-  return { render };
+  return { render, loadBuffer };
 }

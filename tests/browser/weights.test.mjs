@@ -1,7 +1,7 @@
-// Trained weights on the page: a PyTorch-saved CausalMultiHeadAttention (F32) and EncoderLayer
-// (F16) picked with the file input reproduce PyTorch's outputs; the tensors are listed; a
-// mismatched file shows the core's message next to the picker and the page recovers; the URL
-// keeps the file's name only, and a link naming weights asks for the file.
+// Trained weights on the page: a PyTorch-saved CausalMultiHeadAttention and EncoderLayer in F32,
+// F16 (picked with the file input) and BF16 (dropped on the control) reproduce PyTorch's outputs;
+// the tensors are listed; a mismatched file shows the core's message next to the picker and the
+// page recovers; the URL keeps the file's name only, and a link naming weights asks for the file.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -26,28 +26,44 @@ function hashFor(name) {
   return `#${p}`;
 }
 
-async function checkAgainstPyTorch(page, name) {
+async function checkAgainstPyTorch(page, name, t = null) {
   const got = await page.evaluate(() => window.playground.result().outputs.map((o) => ({ name: o.name, data: Array.from(o.data) })));
   for (const e of expected(name).outputs) {
     const g = got.find((o) => o.name === e.name);
     assert.ok(g, `${name}: output ${e.name}`);
     const c = compare(Float32Array.from(g.data), values(e));
     assert.ok(c.ok, `${name} ${e.name}: max |page - pytorch| = ${c.maxAbs}`);
+    t?.diagnostic(`${name} ${e.name}: max |page - pytorch| = ${c.maxAbs}`);
   }
 }
 
-for (const name of ['causal_mha_f32', 'encoder_layer_f16']) {
-  test(`${name}: picked with the file input, the page gives PyTorch's outputs`, async () => {
+// Drops the file on the weights control as a browser would (a DataTransfer holding a File).
+async function dropFile(page, name) {
+  const bytes = Array.from(readFileSync(file(name)));
+  const dataTransfer = await page.evaluateHandle(([n, b]) => {
+    const dt = new DataTransfer();
+    dt.items.add(new File([new Uint8Array(b)], n));
+    return dt;
+  }, [name, bytes]);
+  await page.dispatchEvent('#weights-drop', 'dragover', { dataTransfer });
+  await page.dispatchEvent('#weights-drop', 'drop', { dataTransfer });
+}
+
+for (const model of ['causal_mha', 'encoder_layer']) for (const dtype of ['f32', 'f16', 'bf16']) {
+  const name = `${model}_${dtype}`;
+  const how = dtype === 'bf16' ? 'dropped on the control' : 'picked with the file input';
+  test(`${name}: ${how}, the page gives PyTorch's outputs`, async (t) => {
     const { page, errors } = await openPage(browser.context, `${server.url}${hashFor(name)}`);
     const before = await page.evaluate(() => Array.from(window.playground.result().outputs[0].data.slice(0, 4)));
-    await page.getByTestId('weights-input').setInputFiles(file(`${name}.safetensors`));
+    if (dtype === 'bf16') await dropFile(page, `${name}.safetensors`);
+    else await page.getByTestId('weights-input').setInputFiles(file(`${name}.safetensors`));
     await page.getByTestId('weights-status').filter({ hasText: `${name}.safetensors` }).waitFor();
     const rows = page.locator('[data-testid="weights-list"] tbody tr');
     assert.ok(await rows.count() >= 8);
     assert.match(await page.locator('[data-testid="weights-list"]').textContent(), /W_query\.weight|attn\.qkv_proj\.weight/);
     const now = await page.evaluate(() => Array.from(window.playground.result().outputs[0].data.slice(0, 4)));
     assert.notDeepEqual(now, before, 'the trained weights replaced the seeded ones');
-    await checkAgainstPyTorch(page, name);
+    await checkAgainstPyTorch(page, name, t);
     assert.equal(await page.locator('#config [data-testid="error"]').count(), 0);
     assert.deepEqual(errors, []);
   });
