@@ -20,6 +20,7 @@ import { createSoftmaxCard } from './views/softmax-card.js';
 import { createChips } from './views/tokens.js';
 import { createVocabView } from './views/vocab.js';
 import { createWeightsPicker } from './weights.js';
+import { createBackend } from './backend.js';
 
 const $ = (id) => document.getElementById(id);
 
@@ -231,12 +232,16 @@ async function main() {
         throw new PageError(`This link was made with trained weights '${state.weights}': load that file below (links carry only its name)`, 'weights');
       }
       plan = planRun(state, info);
+      if (backend.needsParams()) plan.main.return_params = true;  // the GPU computes from the same weights
+      const t0 = performance.now();
       const result = runPlan(core, plan, weights);
+      wasmMs = performance.now() - t0;
       last = { plan, result, info };
       results.pipeline = results.latest = result;
       document.body.classList.remove('stale');
       updateChips(plan);
       draw();
+      backend.compare(plan.main, result, wasmMs);
     } catch (e) {
       const control = e instanceof PageError ? e.control : controlForError(e.message, info);
       showError(panel, control, e.message);
@@ -286,6 +291,21 @@ async function main() {
   createSoftmaxCard(core, { input: $('numbers'), rows: $('rows'), sum: $('sum'), error: $('error') }, (result) => {
     results.softmax = results.latest = result;
   });
+  // Backends: the WASM core always; WebGPU side by side when the browser has an adapter.
+  let wasmMs = 0;
+  const backend = createBackend(core, {
+    radios: [$('backend-wasm'), $('backend-webgpu')], name: $('backend-name'), adapter: $('backend-adapter'),
+    notice: $('backend-notice'), compare: $('backend-compare'), diff: $('gpu-cpu-diff'), wasmTime: $('time-wasm'), gpuTime: $('time-gpu'),
+  }, (active) => {
+    state.backend = backend.wanted();
+    recompute();
+  });
+  backend.setWanted(state.backend);
+  backend.ready.then(() => recompute());
+  for (const id of ['attention-batch', 'attention-head']) {
+    $(id)?.addEventListener('change', () => { if (last) backend.compare(last.plan.main, last.result, wasmMs); });
+  }
+  window.playground.backend = backend;
   // Trained weights: the file stays in memory only; the state (and the URL) keep its name.
   let weights = null, weightsError = null;
   const weightsStatus = $('weights-status');

@@ -22,7 +22,8 @@ export const schema = {
   seqS: { type: 'int', default: 6, min: 1, max: 512 },      // random inputs: S (keys/values)
   width: { type: 'int', default: 8, min: 1, max: 1024 },    // d for modules without a width argument
   config: { type: 'object', default: {} },
-  weights: { type: 'string', default: '' },     // the name of a loaded safetensors file (never its data)
+  weights: { type: 'string', default: '' },
+  backend: { type: 'enum', values: ['auto', 'wasm', 'webgpu'], default: 'auto' },  // auto: WebGPU when there is an adapter     // the name of a loaded safetensors file (never its data)
 };
 
 // Values for required arguments the core gives no default for: the page's default scenario is a

@@ -49,6 +49,18 @@ const MODULES = {
     heads: c.num_heads, Dk: c.emb_dim / c.num_heads, inputs: ['x'], proj: ['qkv_proj'], out: 'fc_out', fused: true,
     scale: 1 / fround((c.emb_dim / c.num_heads) ** -0.5),
   }),
+  // seed 004, one head: CausalAttention (W_query, W_key, W_value: nn.Linear; causal; no out_proj)
+  CausalAttention: (c) => ({
+    heads: 1, Dk: c.d_out, inputs: ['x', 'x', 'x'], proj: ['W_query', 'W_key', 'W_value'],
+    scale: fround(Math.sqrt(c.d_out)), causal: true, dropout: c.dropout, weightsRank: 3,
+  }),
+  // seed 004: SelfAttention_v2 (nn.Linear) and SelfAttention_v1 (x @ W, W a (d_in, d_out) matrix); x is (T, d_in)
+  SelfAttention_v2: (c) => ({
+    heads: 1, Dk: c.d_out, inputs: ['x', 'x', 'x'], proj: ['W_query', 'W_key', 'W_value'], scale: fround(Math.sqrt(c.d_out)), rank2: true,
+  }),
+  SelfAttention_v1: (c) => ({
+    heads: 1, Dk: c.d_out, inputs: ['x', 'x', 'x'], proj: ['W_query', 'W_key', 'W_value'], scale: fround(Math.sqrt(c.d_out)), rank2: true, matrices: true,
+  }),
   // seed 003: scaled_dot_product_attention(Q, K, V, mask): no parameters, leading dims = batch
   scaled_dot_product_attention: () => ({ heads: 1, inputs: ['Q', 'K', 'V'], proj: null, mask: 'true_is_masked', plain: true }),
 };
@@ -56,7 +68,7 @@ const MODULES = {
 // {ok: true} or {ok: false, reason} for a scenario object.
 export function gpuSupport(scenario) {
   const make = MODULES[scenario.module];
-  if (!make) return { ok: false, reason: `${scenario.module} has no WebGPU path (the multi-head attention modules and scaled_dot_product_attention do)` };
+  if (!make) return { ok: false, reason: `${scenario.module} has no WebGPU path (the attention modules with one set of projections and scaled_dot_product_attention do)` };
   const m = make(scenario.config ?? {});
   if (scenario.train && m.dropout > 0) return { ok: false, reason: 'dropout in train mode runs on the WASM core only (it needs PyTorch\'s random stream)' };
   const dv = m.Dv ?? m.Dk;
@@ -123,11 +135,18 @@ export function planFromResult(scenario, result) {
   }
   const H = m.heads, Dk = m.Dk, Dv = m.Dv ?? m.Dk;
   const xq = input(m.inputs[0]);
-  const [B, T] = xq.shape;
+  const [B, T] = m.rank2 ? [1, xq.shape[0]] : xq.shape;
   const xkv = m.inputs.length > 1 ? input(m.inputs[1]) : xq;
-  const S = xkv.shape[1];
+  const S = m.rank2 ? xkv.shape[0] : xkv.shape[1];
   Object.assign(plan, { B, H, T, S, Dk, Dv, scale: m.scale, causal: !!m.causal });
   const lin = (name, x, rows) => {
+    if (m.matrices) {  // x @ W with W (d_in, d_out): the kernel takes Wᵀ, (d_out, d_in)
+      const w = param(name);
+      const [K, N] = w.shape;
+      const wt = new Float32Array(K * N);
+      for (let i = 0; i < K; i++) for (let j = 0; j < N; j++) wt[j * K + i] = w.data[i * N + j];
+      return { x: x.data, M: rows, K, N, w: wt, bias: null };
+    }
     const w = param(`${name}.weight`);
     if (!w) throw new Error(`the core's result has no parameter '${name}.weight' (run with return_params)`);
     const bias = param(`${name}.bias`);
@@ -149,8 +168,8 @@ export function planFromResult(scenario, result) {
     });
   }
   plan.o = { off: 0, sb: T * H * Dv, st: H * Dv, sh: Dv, size: B * T * H * Dv };
-  plan.outShape = [B, T, H * Dv];
-  plan.weightsShape = [B, H, T, S];
+  plan.outShape = m.rank2 ? [T, H * Dv] : [B, T, H * Dv];
+  plan.weightsShape = m.rank2 ? [T, S] : m.weightsRank === 3 ? [B, T, S] : [B, H, T, S];
   if (m.out) {
     const w = param(`${m.out}.weight`);
     plan.out = { w: w.data, N: w.shape[0], K: w.shape[1], bias: param(`${m.out}.bias`)?.data ?? null };
@@ -224,10 +243,11 @@ export class GpuAttention {
     return this.device.createBuffer({ size: Math.max(4, floats * 4), usage: GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_SRC });
   }
 
+  // buffers: an array (binding = index) or {binding: buffer} for entry points using only some.
   bind(pipeline, buffers) {
     return this.device.createBindGroup({
       layout: pipeline.getBindGroupLayout(0),
-      entries: buffers.map((buffer, binding) => ({ binding, resource: { buffer } })),
+      entries: Object.entries(buffers).map(([binding, buffer]) => ({ binding: Number(binding), resource: { buffer } })),
     });
   }
 
@@ -299,9 +319,10 @@ export class GpuAttention {
       const params = keep(this.buffer(new Uint8Array(this.params(plan)), GPUBufferUsage.UNIFORM));
       if (naive) {
         const P = keep(this.empty(plan.B * plan.H * plan.T * plan.S));
-        this.dispatch(pass, this.pipelines.scores, [params, q, k, v, mask, P, o], Math.ceil(plan.S / 8), Math.ceil(plan.T / 8), plan.B * plan.H);
-        this.dispatch(pass, this.pipelines.softmax, [params, q, k, v, mask, P, o], Math.ceil((plan.B * plan.H * plan.T) / 64));
-        this.dispatch(pass, this.pipelines.weightedSum, [params, q, k, v, mask, P, o], Math.ceil(plan.Dv / 8), Math.ceil(plan.T / 8), plan.B * plan.H);
+        // Each entry point's 'auto' layout holds only the bindings it uses.
+        this.dispatch(pass, this.pipelines.scores, { 0: params, 1: q, 2: k, 4: mask, 5: P }, Math.ceil(plan.S / 8), Math.ceil(plan.T / 8), plan.B * plan.H);
+        this.dispatch(pass, this.pipelines.softmax, { 0: params, 5: P }, Math.ceil((plan.B * plan.H * plan.T) / 64));
+        this.dispatch(pass, this.pipelines.weightedSum, { 0: params, 3: v, 5: P, 6: o }, Math.ceil(plan.Dv / 8), Math.ceil(plan.T / 8), plan.B * plan.H);
       } else {
         this.dispatch(pass, this.pipelines.fused, [params, q, k, v, mask, o], Math.ceil(plan.T / 64), plan.H, plan.B);
       }
