@@ -360,6 +360,54 @@ export class GpuAttention {
     }
   }
 
+  // Times the attention kernels alone (projections done once beforehand, nothing read back):
+  // fused, or naive three-pass. Returns the per-run milliseconds of `repeats` runs after a warm-up.
+  async timeAttention(plan, { naive = false, repeats = 5 } = {}) {
+    const temps = [];
+    const keep = (b) => { temps.push(b); return b; };
+    try {
+      const bufs = {};
+      const enc0 = this.device.createCommandEncoder();
+      const pass0 = enc0.beginComputePass();
+      for (const l of plan.linears) {
+        const x = keep(this.buffer(l.x)), w = keep(this.buffer(l.w)), bias = l.bias ? keep(this.buffer(l.bias)) : null;
+        bufs[l.name] = keep(this.empty(l.M * l.N));
+        this.linear(pass0, x, w, bias, bufs[l.name], l.M, l.N, l.K, temps);
+      }
+      pass0.end();
+      this.device.queue.submit([enc0.finish()]);
+      const src = (l) => (l.src ? keep(this.buffer(l.src)) : bufs[l.buf]);
+      const [q, k, v] = [src(plan.q), src(plan.k), src(plan.v)];
+      const mask = plan.mask ? keep(this.buffer(plan.mask.data)) : keep(this.empty(1));
+      const o = keep(this.empty(plan.o.size));
+      const params = keep(this.buffer(new Uint8Array(this.params(plan)), GPUBufferUsage.UNIFORM));
+      const P = naive ? keep(this.empty(plan.B * plan.H * plan.T * plan.S)) : null;
+      await this.device.queue.onSubmittedWorkDone();
+      const once = async () => {
+        const enc = this.device.createCommandEncoder();
+        const pass = enc.beginComputePass();
+        if (naive) {
+          this.dispatch(pass, this.pipelines.scores, { 0: params, 1: q, 2: k, 4: mask, 5: P }, Math.ceil(plan.S / 8), Math.ceil(plan.T / 8), plan.B * plan.H);
+          this.dispatch(pass, this.pipelines.softmax, { 0: params, 5: P }, Math.ceil((plan.B * plan.H * plan.T) / 64));
+          this.dispatch(pass, this.pipelines.weightedSum, { 0: params, 3: v, 5: P, 6: o }, Math.ceil(plan.Dv / 8), Math.ceil(plan.T / 8), plan.B * plan.H);
+        } else {
+          this.dispatch(pass, this.pipelines.fused, [params, q, k, v, mask, o], Math.ceil(plan.T / 64), plan.H, plan.B);
+        }
+        pass.end();
+        const t0 = performance.now();
+        this.device.queue.submit([enc.finish()]);
+        await this.device.queue.onSubmittedWorkDone();
+        return performance.now() - t0;
+      };
+      await once();  // warm-up
+      const times = [];
+      for (let i = 0; i < repeats; i++) times.push(await once());
+      return times;
+    } finally {
+      for (const b of temps) b.destroy();
+    }
+  }
+
   // The core run (with inputs and parameters returned), then the same scenario on the GPU.
   async runScenario(core, scenario, options = {}) {
     const result = core.run({ ...scenario, return_inputs: true, return_params: true });
