@@ -5,18 +5,21 @@
 //   frame:  keydown event -> the next frame after it has been produced (includes style/layout/paint)
 // With --at steps the page is scrolled to the step cards first, so their heatmaps repaint too
 // (cards off screen only update their text until scrolled into view).
-//   node scripts/measure-redraw.mjs [--keys 240] [--at steps]
+// --hash sets the page state, e.g. --hash 'backend=wasm' (WebGPU comparisons off) or
+// --hash 'module=Transformer&config={"Transformer":{"emb_dim":64,"num_heads":4,"num_layers":2}}'.
+//   node scripts/measure-redraw.mjs [--keys 240] [--at steps] [--hash STATE]
 import { launch, openPage, startServer } from '../tests/browser/harness.mjs';
 
 const args = process.argv.slice(2);
 const keysWanted = Number(args.includes('--keys') ? args[args.indexOf('--keys') + 1] : 0) || 240;
 const at = args.includes('--at') ? args[args.indexOf('--at') + 1] : 'top';
+const hash = args.includes('--hash') ? `#${args[args.indexOf('--hash') + 1]}` : '';
 const sentence = "the animal didn't cross the street because it was too tired";
 
 const server = await startServer();
 const browser = await launch();
 try {
-  const { page, errors } = await openPage(browser.context, server.url);
+  const { page, errors } = await openPage(browser.context, `${server.url}${hash}`);
   await page.setViewportSize({ width: 1366, height: 900 });
   const scenario = await page.evaluate(() => {
     const p = window.playground.plan();
