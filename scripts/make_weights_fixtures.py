@@ -15,7 +15,7 @@ import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import make_fixtures as mf  # noqa: E402
-from export_state_dict import safetensors_bytes  # noqa: E402
+from export_state_dict import safetensors_bytes, save_state_dict  # noqa: E402
 
 OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'tests', 'fixtures', 'weights')
 DT = {'f32': torch.float32, 'f16': torch.float16, 'bf16': torch.bfloat16}
@@ -26,6 +26,47 @@ MODELS = {
                    {'d_in': 6, 'd_out': 8, 'context_length': 10, 'dropout': 0.0, 'num_heads': 2, 'qkv_bias': True},
                    [('x', [1, 7, 6])]),
 }
+
+# Every other seed module with parameters, saved as a user would (save_state_dict: parameters
+# only, F32), so each module's state_dict names are checked against the core's. The Transformer's
+# embedding table comes with its vocabulary (module_Transformer.vocab.json): token i is row i.
+VOCAB = ['<pad>', 'the', 'cat', 'sat', 'on', 'mat', '.']
+EVERY_MODULE = {
+    'SelfAttention_v1': ({'d_in': 3, 'd_out': 2}, [('x', [6, 3])]),
+    'SelfAttention_v2': ({'d_in': 3, 'd_out': 2, 'qkv_bias': True}, [('x', [6, 3])]),
+    'CausalAttention': ({'d_in': 3, 'd_out': 4, 'context_length': 6, 'dropout': 0.0, 'qkv_bias': True}, [('x', [2, 5, 3])]),
+    'MultiHeadAttentionWrapper': ({'d_in': 3, 'd_out': 2, 'context_length': 6, 'dropout': 0.0, 'num_heads': 2,
+                                   'qkv_bias': True}, [('x', [2, 5, 3])]),
+    'MultiHeadAttention': ({'d_model': 8, 'num_heads': 2}, [('Q', [2, 4, 8]), ('K', [2, 4, 8]), ('V', [2, 4, 8])]),
+    'SplitHeadsMultiHeadAttention': ({'d_model': 16, 'num_heads': 4, 'dropout': 0.0},
+                                     [('query', [2, 4, 16]), ('key', [2, 5, 16]), ('value', [2, 5, 16])]),
+    'MultiHeadSelfAttention': ({'dim_in': 8, 'dim_k': 8, 'dim_v': 12, 'num_heads': 4}, [('x', [2, 5, 8])]),
+    'FusedMultiHeadSelfAttention': ({'emb_dim': 12, 'num_heads': 3}, [('x', [2, 5, 12])]),
+    'DecoderLayer': ({'emb_dim': 8, 'num_heads': 2, 'ffn_dim': 12}, [('x', [1, 4, 8]), ('enc_output', [1, 5, 8])]),
+    'Transformer': ({'vocab_size': len(VOCAB), 'emb_dim': 8, 'num_heads': 2, 'ffn_dim': 16, 'num_layers': 1},
+                    [('src', [1, 6], 'the cat sat on the mat'), ('tgt', [1, 4], 'the cat sat .')]),
+}
+
+
+def every_module():
+    for seed, (module_id, (config, inputs)) in enumerate(EVERY_MODULE.items(), start=60):
+        name = f'module_{module_id}'
+        model = trained(module_id, config, seed)
+        path = os.path.join(OUT, f'{name}.safetensors')
+        save_state_dict(model, path, vocab=VOCAB if module_id == 'Transformer' else None)
+        params = {k: v for k, v in model.state_dict().items() if k in dict(model.named_parameters())}
+        scenario = {'module': module_id, 'config': config, 'seed': 0, 'weights': {'name': f'{name}.safetensors'},
+                    'inputs': [{'name': i[0], 'shape': i[1], 'data': [VOCAB.index(t) for t in i[2].split()]}
+                               if len(i) == 3 else {'name': i[0], 'shape': i[1], 'init': 'randn'} for i in inputs]}
+        # mf.run: seed, construct, load the given parameters, draw the inputs: the core's order.
+        given = {k: {'shape': list(v.shape), 'data': v.flatten().tolist()} for k, v in params.items()}
+        outputs, _ = mf.run(dict(scenario, params=given))
+        expected = {'module': module_id, 'torch': torch.__version__, 'weights_dtype': 'f32',
+                    'outputs': [mf.tensor_json(k, v) for k, v in outputs]}
+        for suffix, obj in (('scenario', scenario), ('expected', expected)):
+            with open(os.path.join(OUT, f'{name}.{suffix}.json'), 'w') as f:
+                f.write(mf.dumps(obj) + '\n')
+        print(f'{name}: {os.path.getsize(path)} bytes, {len(params)} tensors')
 
 
 def trained(module_id, config, seed):
@@ -68,6 +109,8 @@ def main():
                 with open(os.path.join(OUT, f'{name}.{suffix}.json'), 'w') as f:
                     f.write(mf.dumps(obj) + '\n')
             print(f'{name}: {len(blob)} bytes')
+
+    every_module()
 
     # Damaged files, for the causal_mha scenario; each must give the error in bad.json.
     good = open(os.path.join(OUT, 'causal_mha_f32.safetensors'), 'rb').read()

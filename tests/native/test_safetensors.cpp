@@ -3,6 +3,7 @@
 // outputs from the same weights (atol 1e-5, rtol 1e-4); damaged files give their errors; the
 // format's corner cases (F16 subnormals and infinities, BF16) convert exactly.
 #include <cstring>
+#include <filesystem>
 
 #include "attention.hpp"
 #include "fixtures.hpp"
@@ -37,24 +38,39 @@ attn::Blob one_tensor(const std::string& dtype, const std::vector<uint8_t>& raw,
 
 }  // namespace
 
+// Runs <name>.scenario.json with <name>.safetensors and compares every output with PyTorch's.
+void check_against_pytorch(const std::string& name) {
+  const attn::Result r = run_with(name + ".scenario.json", name + ".safetensors");
+  const auto expected = fixtures::json::parse(fixtures::read_text(kDir + name + ".expected.json"));
+  REQUIRE(!expected["outputs"].empty());
+  for (const auto& e : expected["outputs"]) {
+    const attn::Tensor* got = nullptr;
+    for (const auto& o : r.outputs)
+      if (o.name == e["name"].get<std::string>()) got = &o.value;
+    INFO(name << " output " << e["name"].get<std::string>());
+    REQUIRE(got != nullptr);
+    const attn::Tensor c = got->contiguous();
+    const fixtures::Diff d = fixtures::compare(c.data(), fixtures::values(e));
+    INFO("max |core - pytorch| = " << d.max_abs);
+    CHECK(d.ok);
+  }
+}
+
 TEST_CASE("PyTorch-saved safetensors weights in F32, F16 and BF16 reproduce PyTorch's outputs", "[safetensors]") {
   for (const char* model : {"encoder_layer", "causal_mha"})
-    for (const char* dtype : {"f32", "f16", "bf16"}) {
-      const std::string name = std::string(model) + "_" + dtype;
-      const attn::Result r = run_with(name + ".scenario.json", name + ".safetensors");
-      const auto expected = fixtures::json::parse(fixtures::read_text(kDir + name + ".expected.json"));
-      for (const auto& e : expected["outputs"]) {
-        const attn::Tensor* got = nullptr;
-        for (const auto& o : r.outputs)
-          if (o.name == e["name"].get<std::string>()) got = &o.value;
-        INFO(name << " output " << e["name"].get<std::string>());
-        REQUIRE(got != nullptr);
-        const attn::Tensor c = got->contiguous();
-        const fixtures::Diff d = fixtures::compare(c.data(), fixtures::values(e));
-        INFO("max |core - pytorch| = " << d.max_abs);
-        CHECK(d.ok);
-      }
-    }
+    for (const char* dtype : {"f32", "f16", "bf16"}) check_against_pytorch(std::string(model) + "_" + dtype);
+}
+
+TEST_CASE("every seed module's state_dict saved as safetensors by export_state_dict.py gives PyTorch's outputs",
+          "[safetensors]") {
+  std::vector<std::string> names;
+  for (const auto& e : std::filesystem::directory_iterator(kDir)) {
+    const std::string f = e.path().filename().string();
+    if (f.rfind("module_", 0) == 0 && f.size() > 12 && f.compare(f.size() - 12, 12, ".safetensors") == 0)
+      names.push_back(f.substr(0, f.size() - 12));
+  }
+  CHECK(names.size() >= 10);
+  for (const std::string& name : names) check_against_pytorch(name);
 }
 
 TEST_CASE("damaged or mismatched safetensors files give clear errors", "[safetensors]") {

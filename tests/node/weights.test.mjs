@@ -3,7 +3,7 @@
 // natively) and the module keeps working, and the WASM CLI agrees with the native one.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { test } from 'node:test';
 import { loadAttention } from '../../bindings/attention.mjs';
@@ -27,6 +27,23 @@ for (const model of ['encoder_layer', 'causal_mha']) {
     });
   }
 }
+
+// One file per other seed module, saved as users would (scripts/export_state_dict.py).
+const everyModule = readdirSync(dir).filter((f) => /^module_.*\.safetensors$/.test(f)).map((f) => f.slice(0, -'.safetensors'.length));
+test('a state_dict of every seed module saved by export_state_dict.py gives PyTorch\'s outputs through WASM', () => {
+  assert.ok(everyModule.length >= 10);
+  for (const name of everyModule) {
+    const r = core.run(json(`${name}.scenario.json`), { weights: read(`${name}.safetensors`) });
+    const expected = json(`${name}.expected.json`).outputs;
+    assert.ok(expected.length > 0);
+    for (const e of expected) {
+      const got = r.outputs.find((o) => o.name === e.name);
+      assert.ok(got, `${name}: output ${e.name}`);
+      const c = compare(got.data, values(e));
+      assert.ok(c.ok, `${name} ${e.name}: max diff ${c.maxAbs}`);
+    }
+  }
+});
 
 test('damaged weights files give their errors and the core keeps working', () => {
   const bad = json('bad.json');
