@@ -6,7 +6,7 @@ import { attentionSources, isSoftmaxStep } from './attention-data.js';
 import { computeChecks } from './checks.js';
 import { presets } from './presets.js';
 import { PageError, controlForError, describeModule, planRun, runPlan, stepLabels } from './scenario.js';
-import { defaultState, fromHash, moduleConfig, schema, toHash } from './state.js';
+import { defaultState, fromHash, hashProblems, moduleConfig, schema, toHash } from './state.js';
 import { tokenize } from './tokenize.js';
 import { createAttentionView } from './views/attention.js';
 import { createChecksView } from './views/checks.js';
@@ -89,7 +89,25 @@ async function main() {
   const modules = core.modules();
   const infoOf = new Map(modules.map((m) => [m.id, m]));
   let state = fromHash(location.hash);
+  // A link may name a preset (course pages: preset=journey); its own fields then apply on top.
+  const linkParams = new URLSearchParams(location.hash.replace(/^#/, ''));
+  const linkPreset = presets.find((p) => p.id === linkParams.get('preset'));
+  if (linkPreset) {
+    const fromLink = state;
+    state = { ...defaultState(), ...structuredClone(linkPreset.state) };
+    state.config = { ...structuredClone(linkPreset.state.config ?? {}) };
+    for (const key of Object.keys(schema)) {
+      if (!linkParams.has(key)) continue;
+      state[key] = key === 'config' ? { ...state.config, ...fromLink.config } : fromLink[key];
+    }
+  }
   if (!infoOf.has(state.module)) state.module = defaultState().module;
+  const linkProblems = hashProblems(location.hash, { modules: modules.map((m) => m.id), presets: presets.map((p) => p.id) });
+  if (linkProblems.length) {
+    const banner = $('link-error');
+    banner.textContent = `This link has values the playground ignored: ${linkProblems.join('; ')}.`;
+    banner.hidden = false;
+  }
 
   const panel = $('config');
   const moduleSelect = $('module');
@@ -231,7 +249,7 @@ async function main() {
       if (state.weights && !weights) {
         throw new PageError(`This link was made with trained weights '${state.weights}': load that file below (links carry only its name)`, 'weights');
       }
-      plan = planRun(state, info);
+      plan = planRun(state, info, weights);
       if (backend.needsParams()) plan.main.return_params = true;  // the GPU computes from the same weights
       const t0 = performance.now();
       const result = runPlan(core, plan, weights);
@@ -241,6 +259,7 @@ async function main() {
       document.body.classList.remove('stale');
       updateChips(plan);
       draw();
+      hideAuthorControls();
       backend.compare(plan.main, result, wasmMs);
     } catch (e) {
       const control = e instanceof PageError ? e.control : controlForError(e.message, info);
@@ -250,6 +269,16 @@ async function main() {
       updateChips(null);
     }
     saveHash();
+  }
+
+  // Lesson mode: the course author's hidden controls (state.hide); argument fields are rebuilt
+  // when the module changes, so this runs after every draw.
+  function hideAuthorControls() {
+    const hidden = new Set(state.hide.split(',').map((s) => s.trim()).filter(Boolean));
+    for (const field of panel.querySelectorAll('[data-control]')) {
+      const name = field.dataset.control;
+      field.classList.toggle('author-hidden', hidden.has(name) || hidden.has(name.replace(/^arg:/, '')));
+    }
   }
 
   // The URL follows the state, but replaceState is slow (Chromium rate-limits it): once typing pauses.
@@ -311,7 +340,7 @@ async function main() {
   const weightsStatus = $('weights-status');
   createWeightsPicker(core, {
     input: $('weights-file'), drop: $('weights-drop'), clear: $('weights-clear'),
-    details: $('weights-details'), table: panel.querySelector('[data-testid="weights-list"]'),
+    details: $('weights-details'), table: panel.querySelector('[data-testid="weights-list"]'), vocab: $('weights-vocab'),
   }, (w, error) => {
     weights = w;
     weightsError = error;
@@ -319,8 +348,21 @@ async function main() {
     weightsStatus.textContent = w ? `${w.name}: ${w.tensors.length} tensors, used instead of the seeded weights` : '';
     recompute();
   });
+  document.body.classList.toggle('embed', state.embed);
   syncControls();
   recompute();
+  $('copy-link').addEventListener('click', async () => {
+    clearTimeout(hashTimer);
+    history.replaceState(null, '', `#${toHash(state)}`);
+    const note = $('copy-link-note');
+    try {
+      await navigator.clipboard.writeText(location.href);
+      note.textContent = 'Link copied: it opens this exact view.';
+    } catch {
+      note.textContent = `Copy this link: ${location.href}`;
+    }
+  });
+  window.playground.link = () => { clearTimeout(hashTimer); history.replaceState(null, '', `#${toHash(state)}`); return location.href; };
   window.playground.state = () => structuredClone(state);
   window.playground.core = core;  // the loaded WASM core (bindings/attention.mjs API)
   // The WASM heap: memory size and bytes malloc holds now (soak tests watch both for growth).

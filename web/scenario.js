@@ -3,6 +3,7 @@
 // DOM, no core. main.js runs the plan (runPlan) and hands plan + result to the views.
 
 import { PAD, buildVocab, tokenLabel, tokenize } from './tokenize.js';
+import { vocabFromTokens } from './weights.js';
 import { moduleConfig } from './state.js';
 import { tables } from './presets.js';
 
@@ -76,7 +77,8 @@ function padIds(rows, T, padId) {
 }
 
 // The plan: {main, pre?, fill?, labels: {q, k} (per batch item), lengths, mask, vocab, notes, ...}.
-export function planRun(state, info) {
+// weights: the loaded trained weights (weights.js), whose vocabulary the Transformer's ids follow.
+export function planRun(state, info, weights = null) {
   const mod = describeModule(info);
   const config = moduleConfig(state, info);
   checkConfig(info, config);
@@ -88,7 +90,7 @@ export function planRun(state, info) {
   const pairing = mod.pairings.includes(state.pairing) ? state.pairing : mod.pairings[0];
   plan.pairing = pairing;
 
-  if (mod.kind === 'ids') return planTransformer(state, info, plan, config);
+  if (mod.kind === 'ids') return planTransformer(state, info, plan, config, weights?.vocab ? weights : null);
 
   const d = mod.widthArg ? config[mod.widthArg] : state.width;
   const widthControl = mod.widthArg ? `arg:${mod.widthArg}` : 'width';
@@ -248,15 +250,27 @@ function planMask(state, mod, plan, scenario, pairing) {
   return { kind: `${parts}, ${convention}`, causal, padding, at, shape };
 }
 
-function planTransformer(state, info, plan, config) {
+function planTransformer(state, info, plan, config, trained) {
   const src = sentence(state, 1);
   const tgt = sentence(state, 2);
   plan.sentences = [src.tokens, tgt.tokens];
-  const vocab = buildVocab(plan.sentences);
+  // A trained model's ids are its vocabulary's rows; otherwise ids follow the typed tokens.
+  const vocab = trained ? vocabFromTokens(trained.vocab) : buildVocab(plan.sentences);
+  if (trained) {
+    for (const [which, s] of [[1, src], [2, tgt]]) {
+      const missing = s.tokens.find((t) => !vocab.index.has(t));
+      if (missing !== undefined) {
+        const shown = trained.vocab.slice(0, 12).join(' ') + (trained.vocab.length > 12 ? ' …' : '');
+        throw new PageError(`'${missing}' is not in the vocabulary ${trained.vocabName} (${trained.vocab.length} tokens: ${shown}): type tokens the model was trained on`, which === 1 ? 'text' : 'text2');
+      }
+    }
+  }
   plan.vocab = vocab;
   const V = vocab.tokens.length;
   if (config.vocab_size === null) config.vocab_size = V;
-  else if (V > config.vocab_size) {
+  else if (trained && V !== config.vocab_size) {
+    throw new PageError(`the vocabulary ${trained.vocabName} has ${V} tokens but vocab_size is ${config.vocab_size}: set vocab_size to ${V} (or clear it for "auto")`, 'arg:vocab_size');
+  } else if (V > config.vocab_size) {
     throw new PageError(`the two sentences hold ${V} distinct tokens but vocab_size is ${config.vocab_size}: raise vocab_size to at least ${V} (or clear it for "auto")`, 'arg:vocab_size');
   }
   const [srcName, tgtName] = plan.mod.idNames;

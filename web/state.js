@@ -22,8 +22,10 @@ export const schema = {
   seqS: { type: 'int', default: 6, min: 1, max: 512 },      // random inputs: S (keys/values)
   width: { type: 'int', default: 8, min: 1, max: 1024 },    // d for modules without a width argument
   config: { type: 'object', default: {} },
-  weights: { type: 'string', default: '' },
-  backend: { type: 'enum', values: ['auto', 'wasm', 'webgpu'], default: 'auto' },  // auto: WebGPU when there is an adapter     // the name of a loaded safetensors file (never its data)
+  weights: { type: 'string', default: '' },     // the name of a loaded safetensors file (never its data)
+  backend: { type: 'enum', values: ['auto', 'wasm', 'webgpu'], default: 'auto' },
+  hide: { type: 'string', default: '' },        // lesson mode: controls hidden, comma-separated data-control names
+  embed: { type: 'bool', default: false },      // compact page inside <attention-playground> (no page header)  // auto: WebGPU when there is an adapter
 };
 
 // Values for required arguments the core gives no default for: the page's default scenario is a
@@ -51,18 +53,58 @@ export function moduleConfig(state, info) {
   return config;
 }
 
+export const MAX_LINK_TEXT = 2000;  // characters of one string field in a link
+
+// A link's `config`: {module: {argument: number | boolean | null}}; anything else is refused.
+function validConfig(v) {
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) return false;
+  return Object.values(v).every((args) => typeof args === 'object' && args !== null && !Array.isArray(args)
+    && Object.values(args).every((x) => x === null || typeof x === 'boolean' || (typeof x === 'number' && Number.isFinite(x))));
+}
+
 function parseField(field, raw) {
   switch (field.type) {
-    case 'string': return raw;
+    case 'string': return raw.length <= MAX_LINK_TEXT ? raw : field.default;
     case 'bool': return raw === '1' || raw === 'true';
     case 'enum': return field.values.includes(raw) ? raw : field.default;
     case 'int': {
       const v = Number(raw);
       return Number.isInteger(v) && v >= field.min && v <= field.max ? v : field.default;
     }
-    case 'object': try { return JSON.parse(raw); } catch { return field.default; }
+    case 'object': try { const v = JSON.parse(raw); return validConfig(v) ? v : field.default; } catch { return field.default; }
     default: return field.default;
   }
+}
+
+// What is wrong with a link's hash, one message per field (fromHash ignores those fields): unknown
+// fields, values of the wrong type or range, over-long text. Messages quote at most 40 characters
+// of the bad value; the page shows them as text, never as markup.
+export function hashProblems(hash, { modules = null, presets = [] } = {}) {
+  const params = new URLSearchParams(hash.replace(/^#/, ''));
+  const problems = [];
+  const quote = (s) => JSON.stringify(s.length > 40 ? `${s.slice(0, 40)}…` : s);
+  for (const [key, raw] of params) {
+    const field = schema[key];
+    if (key === 'preset') {
+      if (!presets.includes(raw)) problems.push(`preset ${quote(raw)} is unknown: use one of ${presets.join(', ')}`);
+      continue;
+    }
+    if (!field) { problems.push(`${quote(key)} is not a field of a playground link: ignored`); continue; }
+    if (field.type === 'string' && raw.length > MAX_LINK_TEXT) problems.push(`${key} is ${raw.length} characters long: a link holds at most ${MAX_LINK_TEXT}`);
+    if (field.type === 'enum' && !field.values.includes(raw)) problems.push(`${key} ${quote(raw)} must be one of ${field.values.join(', ')}`);
+    if (field.type === 'bool' && !['0', '1', 'true', 'false'].includes(raw)) problems.push(`${key} ${quote(raw)} must be 0 or 1`);
+    if (field.type === 'int') {
+      const v = Number(raw);
+      if (!Number.isInteger(v) || v < field.min || v > field.max) problems.push(`${key} ${quote(raw)} must be a whole number from ${field.min} to ${field.max}`);
+    }
+    if (field.type === 'object') {
+      let ok = false;
+      try { ok = validConfig(JSON.parse(raw)); } catch { ok = false; }
+      if (!ok) problems.push(`${key} ${quote(raw)} must be JSON like {"MultiHeadAttention": {"d_model": 64, "num_heads": 4}}`);
+    }
+    if (key === 'module' && modules && !modules.includes(raw)) problems.push(`module ${quote(raw)} is unknown: use one of ${modules.join(', ')}`);
+  }
+  return problems;
 }
 
 // Only fields that differ from the defaults go into the hash, so links stay short.

@@ -95,3 +95,30 @@ test('a mismatched file shows the message at the picker; a good one recovers; li
   assert.equal(await shared.getByTestId('weights-status').textContent(), '');
   assert.deepEqual(errors, []);
 });
+
+test('a trained Transformer with its vocabulary: typed words become its ids and the page gives PyTorch\'s outputs', async (t) => {
+  const s = JSON.parse(readFileSync(new URL('module_Transformer.scenario.json', dir), 'utf8'));
+  const p = new URLSearchParams({ module: 'Transformer', text: 'the cat sat on the mat', text2: 'the cat sat .',
+    tokenizer: 'word', config: JSON.stringify({ Transformer: { ...s.config, vocab_size: null } }) });
+  const { page, errors } = await openPage(browser.context, `${server.url}#${p}`);
+  const picker = page.getByTestId('weights-input');
+  // the vocabulary alone has no table to index: it asks for the weights first
+  await picker.setInputFiles(file('module_Transformer.vocab.json'));
+  await page.locator('[data-control="weights"] [data-testid="error"]', { hasText: 'before (or together with) its vocabulary' }).waitFor();
+  await picker.setInputFiles([file('module_Transformer.safetensors'), file('module_Transformer.vocab.json')]);
+  await page.getByTestId('weights-vocab').filter({ hasText: 'module_Transformer.vocab.json: 7 tokens (<pad> the cat sat on mat .)' }).waitFor();
+  const ids = await page.evaluate(() => window.playground.plan().main.inputs.map((i) => Array.from(i.data)));
+  assert.deepEqual(ids, s.inputs.map((i) => i.data), 'typed tokens map to the vocabulary\'s rows');
+  await checkAgainstPyTorch(page, 'module_Transformer', t);
+  assert.equal(await page.locator('#config [data-testid="error"]').count(), 0);
+
+  // a word the model never saw is named beside its sentence, with the vocabulary
+  await page.getByTestId('tokens2-input').fill('the dog sat .');
+  const error = page.locator('[data-control="text2"] [data-testid="error"]');
+  await error.waitFor();
+  assert.match(await error.textContent(), /'dog' is not in the vocabulary module_Transformer\.vocab\.json \(7 tokens: <pad> the cat sat on mat \.\)/);
+  await page.getByTestId('tokens2-input').fill('the cat sat .');
+  await error.waitFor({ state: 'detached' });
+  await checkAgainstPyTorch(page, 'module_Transformer');
+  assert.deepEqual(errors, []);
+});
