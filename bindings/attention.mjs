@@ -40,7 +40,7 @@ export class AttentionCore {
       const bytes = options.weights instanceof Uint8Array ? options.weights : new Uint8Array(options.weights);
       if (typeof scenario === 'string') scenario = JSON.parse(scenario);
       blobs.push(bytes);
-      scenario = { ...scenario, weights: { name: scenario.weights?.name ?? options.weightsName ?? 'weights.safetensors', buffer: 0 } };
+      scenario = { ...scenario, weights: { name: options.weightsName ?? scenario.weights?.name ?? 'weights.safetensors', buffer: 0 } };
     }
     if (typeof scenario !== 'string') {
       const inputs = (scenario.inputs ?? []).map((input) => {

@@ -1,5 +1,8 @@
-// Vite serves web/ for `npm start` and builds the static site into dist/ for `npm run build`.
-// The page imports ../bindings/attention.mjs, which loads ../build/wasm/attention.{js,wasm}.
+// Vite serves web/ for `npm start` and builds the static site into dist/ for `npm run build`:
+// the playground (index.html), an example lesson page with three embedded demos (lesson.html),
+// and the <attention-playground> element at a fixed name (dist/attention-playground.js) for
+// course pages to load. The page imports ../bindings/attention.mjs, which loads
+// ../build/wasm/attention.{js,wasm}.
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vite';
 
@@ -11,5 +14,21 @@ export default defineConfig({
   base: './',
   server: { fs: { allow: [project] }, host: '127.0.0.1' },
   preview: { host: '127.0.0.1' },
-  build: { outDir: `${project}/dist`, emptyOutDir: true, target: 'es2022', assetsInlineLimit: 0 },
+  build: {
+    outDir: `${project}/dist`,
+    emptyOutDir: true,
+    target: 'es2022',
+    assetsInlineLimit: 0,
+    rollupOptions: {
+      input: {
+        index: `${root}/index.html`,
+        lesson: `${root}/lesson.html`,
+        'attention-playground': `${root}/attention-playground.js`,
+      },
+      preserveEntrySignatures: 'exports-only',
+      output: {
+        entryFileNames: (chunk) => (chunk.name === 'attention-playground' ? 'attention-playground.js' : 'assets/[name]-[hash].js'),
+      },
+    },
+  },
 });

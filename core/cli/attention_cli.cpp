@@ -76,7 +76,8 @@ int main(int argc, char** argv) {
       return 1;
     }
     blobs[0].assign(bytes.begin(), bytes.end());
-    // The scenario's "weights" (if any) names the file; --weights supplies it as buffer 0.
+    // --weights supplies the file as buffer 0, and its name (messages name the file actually read,
+    // not the one the scenario was made with).
     nlohmann::json j;
     try {
       j = nlohmann::json::parse(text);
@@ -86,7 +87,6 @@ int main(int argc, char** argv) {
     if (j.is_object()) {
       std::string name = argv[4];
       name = name.substr(name.find_last_of('/') + 1);
-      if (j.contains("weights") && j["weights"].is_object() && j["weights"].contains("name")) name = j["weights"]["name"].get<std::string>();
       j["weights"] = {{"name", name}, {"buffer", 0}};
     }
     std::cout << attn::result_to_json(attn::run(attn::parse_scenario(j.dump(), nullptr, &blobs)));

@@ -2,7 +2,7 @@
 // PyTorch's outputs at the native tolerance, damaged files give their errors (the same as
 // natively) and the module keeps working, and the WASM CLI agrees with the native one.
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { test } from 'node:test';
@@ -81,4 +81,12 @@ test('the WASM CLI and the native CLI print the same result with --weights', () 
   const native = JSON.parse(execFileSync(fileURLToPath(new URL('../../build/native/attention-cli', import.meta.url)), args, { cwd }));
   const c = compare(Float32Array.from(wasm.outputs[0].data), Float32Array.from(native.outputs[0].data), 1e-6, 1e-6);
   assert.ok(c.ok, `max diff ${c.maxAbs}`);
+  // a file of another module: both name the file given, not the one the scenario was made with
+  const wrong = ['run', 'causal_mha_f32.scenario.json', '--weights', 'module_Transformer.safetensors'];
+  for (const [cmd, args] of [['node', [fileURLToPath(new URL('../../bindings/cli.mjs', import.meta.url)), ...wrong]],
+    [fileURLToPath(new URL('../../build/native/attention-cli', import.meta.url)), wrong]]) {
+    const r = spawnSync(cmd, args, { cwd, encoding: 'utf8' });
+    assert.equal(r.status, 1, cmd);
+    assert.match(r.stderr, /^error: weights 'module_Transformer\.safetensors': '[\w.]+' is not a parameter of CausalMultiHeadAttention/, cmd);
+  }
 });

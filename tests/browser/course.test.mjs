@@ -1,0 +1,126 @@
+// Course pages: the built site (vite build into a temporary folder) served with the strict
+// Content-Security-Policy; the example lesson page's three <attention-playground> demos load and
+// compute independently with no console error and no CSP violation; a link round-trips the
+// state; hostile or invalid link content is refused with a message and never injected.
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+import { build } from 'vite';
+import { launch, openPage, startServer } from './harness.mjs';
+import { serveStatic } from './static-server.mjs';
+
+let dist, site, dev, browser;
+before(async () => {
+  dist = mkdtempSync(join(tmpdir(), 'attn-dist-'));
+  await build({ configFile: new URL('../../web/vite.config.mjs', import.meta.url).pathname, logLevel: 'error', build: { outDir: dist, emptyOutDir: true } });
+  site = await serveStatic(dist);
+  dev = await startServer();
+  browser = await launch();
+});
+after(async () => {
+  await browser?.close();
+  await site?.close();
+  await dev?.close();
+  if (dist) rmSync(dist, { recursive: true, force: true });
+});
+
+test('the lesson page shows three independent demos under the strict CSP, with no errors or violations', async () => {
+  const page = await browser.context.newPage();
+  const problems = [];
+  page.on('console', (m) => { if (m.type() === 'error' || /Content.Security.Policy/i.test(m.text())) problems.push(m.text()); });
+  page.on('pageerror', (e) => problems.push(String(e)));
+  await page.addInitScript(() => {
+    document.addEventListener('securitypolicyviolation', (e) => console.error(`CSP violation: ${e.violatedDirective} ${e.blockedURI}`));
+  });
+  await page.goto(`${site.url}lesson.html`);
+  const ids = ['demo-journey', 'demo-causal', 'demo-cross'];
+  const frames = [];
+  for (const id of ids) {
+    const handle = await page.locator(`#${id}`).elementHandle();
+    await handle.scrollIntoViewIfNeeded();
+    const frame = await (await handle.evaluateHandle((el) => el.shadowRoot.querySelector('iframe'))).asElement().contentFrame();
+    await frame.waitForSelector('body[data-ready="true"]', { timeout: 30000 });
+    frame.on?.('console', () => {});
+    frames.push(frame);
+  }
+  for (const frame of frames) {
+    frame.page().on('console', (m) => { if (m.type() === 'error') problems.push(m.text()); });
+    await frame.evaluate(() => document.addEventListener('securitypolicyviolation', (e) => console.error(`CSP violation: ${e.violatedDirective}`)));
+  }
+  const summary = await Promise.all(frames.map((f) => f.evaluate(() => ({
+    module: window.playground.result().module,
+    output: Array.from(window.playground.result().outputs[0].data.slice(0, 2)),
+    embed: document.body.classList.contains('embed'),
+    seedHidden: document.querySelector('[data-control="seed"]').classList.contains('author-hidden'),
+  }))));
+  assert.equal(summary[0].module, 'SelfAttention_v1');
+  assert.ok(Math.abs(summary[0].output[0] - 0.2996) < 1e-4);  // the book's first context vector row
+  assert.equal(summary[1].module, 'CausalMultiHeadAttention');
+  assert.equal(summary[2].module, 'SplitHeadsMultiHeadAttention');
+  assert.ok(summary.every((s) => s.embed));
+  assert.deepEqual(summary.map((s) => s.seedHidden), [false, true, false]);
+  // Independent: typing into demo 2 changes demo 2 only.
+  const before = await frames[0].evaluate(() => window.playground.result().outputs[0].data[0]);
+  await frames[1].getByTestId('tokens-input').fill('a different sentence now');
+  await frames[1].waitForFunction(() => window.playground.result().outputs[0].shape[1] === 4);
+  assert.equal(await frames[0].evaluate(() => window.playground.result().outputs[0].data[0]), before);
+  assert.deepEqual(problems, []);
+});
+
+test('the built playground itself runs under the strict CSP (WASM, WebGPU shaders, workers none)', async () => {
+  const page = await browser.context.newPage();
+  const problems = [];
+  page.on('console', (m) => { if (m.type() === 'error') problems.push(m.text()); });
+  page.on('pageerror', (e) => problems.push(String(e)));
+  await page.addInitScript(() => document.addEventListener('securitypolicyviolation', (e) => console.error(`CSP violation: ${e.violatedDirective}`)));
+  await page.goto(site.url);
+  await page.waitForSelector('body[data-ready="true"]');
+  await page.waitForSelector('body[data-backend-ready="true"]');
+  await page.getByTestId('tokens-input').fill('under a strict policy');
+  await page.waitForFunction(() => window.playground.result().outputs[0].shape[1] === 4);
+  assert.deepEqual(problems, []);
+});
+
+test('a link round-trips the whole state, preset included', async () => {
+  const { page, errors } = await openPage(browser.context, dev.url);
+  await page.locator('#module').selectOption('MultiHeadAttention');
+  await page.getByTestId('tokens-input').fill('links keep everything');
+  await page.locator('#causal').setChecked(false);
+  const link = await page.evaluate(() => window.playground.link());
+  const state = await page.evaluate(() => window.playground.state());
+  const { page: again } = await openPage(browser.context, link);
+  assert.deepEqual(await again.evaluate(() => window.playground.state()), state);
+  assert.equal(await again.getByTestId('tokens-input').inputValue(), 'links keep everything');
+  const { page: preset } = await openPage(browser.context, `${dev.url}#preset=journey`);
+  assert.equal(await preset.evaluate(() => window.playground.result().module), 'SelfAttention_v1');
+  assert.deepEqual(errors, []);
+});
+
+test('hostile or invalid link content is refused with a message and never injected', async () => {
+  const hostile = new URLSearchParams({
+    text: '<img src=x onerror="window.__pwned=1"><script>window.__pwned=2</script>',
+    module: '<script>alert(1)</script>',
+    seed: '1e400',
+    backend: 'javascript:alert(1)',
+    config: '{"CausalMultiHeadAttention": {"d_in": {"$gt": 1}}}',
+    nope: 'x',
+    text2: 'y'.repeat(5000),
+  });
+  const { page, errors } = await openPage(browser.context, `${dev.url}#${hostile}`);
+  const banner = page.getByTestId('link-error');
+  await banner.waitFor();
+  const message = await banner.textContent();
+  for (const part of ['module "<script>alert(1)</script>" is unknown', 'seed "1e400" must be a whole number', 'backend "javascript:alert(1)" must be one of',
+    'config', '"nope" is not a field', 'text2 is 5000 characters long']) {
+    assert.ok(message.includes(part), `banner mentions ${part}: ${message}`);
+  }
+  assert.equal(await page.locator('#link-error script, #link-error img').count(), 0);
+  // The text itself is legal (any sentence is): it becomes tokens, as text.
+  assert.equal(await page.evaluate(() => window.__pwned), undefined);
+  assert.equal(await page.locator('#chips1 img, #chips1 script').count(), 0);
+  assert.ok((await page.locator('#chips1 [data-testid="token"]').count()) > 0);
+  assert.equal(await page.evaluate(() => window.playground.state().module), 'CausalMultiHeadAttention');
+  assert.deepEqual(errors, []);
+});

@@ -1,0 +1,71 @@
+// <attention-playground>: a configured playground in a course page, in two lines of HTML:
+//   <script type="module" src="https://your.host/attention-playground/attention-playground.js"></script>
+//   <attention-playground preset="journey"></attention-playground>
+// Attributes (all optional): text, text2, module, preset, config (JSON of the module's arguments,
+// e.g. '{"d_model": 64, "num_heads": 4}'), seed, causal, train, tokenizer, backend, hide (controls
+// to hide, comma-separated: "module,seed"), embed (compact: no page header), height (CSS length),
+// src (a JSON file of the same fields, e.g. {"module": "...", "config": {...}, "text": "..."}).
+// Each element is the full page (index.html beside this script) in an iframe inside its own
+// shadow root: no CSS leaks in or out, any number of them on one page, each with its own core.
+// Works under `default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'`.
+// Beside this script (built from a string so that bundlers leave the page itself alone).
+const PAGE = new URL('index.html', import.meta.url.replace(/[^/]*$/, ''));
+const FIELDS = ['text', 'text2', 'module', 'preset', 'seed', 'causal', 'train', 'tokenizer', 'backend', 'hide', 'embed'];
+
+function linkFor(fields) {
+  const params = new URLSearchParams();
+  for (const key of FIELDS) if (fields[key] !== undefined && fields[key] !== null) params.set(key, String(fields[key]));
+  if (fields.config !== undefined) {
+    if (!fields.module) throw new Error('config needs a module attribute: config holds that module\'s arguments');
+    const args = typeof fields.config === 'string' ? JSON.parse(fields.config) : fields.config;
+    params.set('config', JSON.stringify({ [fields.module]: args }));
+  }
+  if (!params.has('embed')) params.set('embed', '1');
+  return `${PAGE.href}#${params}`;
+}
+
+class AttentionPlaygroundElement extends HTMLElement {
+  static get observedAttributes() { return [...FIELDS, 'config', 'src', 'height']; }
+
+  constructor() {
+    super();
+    const root = this.attachShadow({ mode: 'open' });
+    this.frame = document.createElement('iframe');
+    this.frame.title = 'Attention Playground';
+    this.frame.loading = 'lazy';
+    // CSSOM, not style attributes: allowed by style-src 'self'.
+    Object.assign(this.frame.style, { width: '100%', border: '1px solid #dde1e8', borderRadius: '8px', display: 'block' });
+    this.message = document.createElement('p');
+    this.message.setAttribute('role', 'alert');
+    this.message.hidden = true;
+    root.append(this.frame, this.message);
+  }
+
+  connectedCallback() { this.render(); }
+  attributeChangedCallback() { if (this.isConnected) this.render(); }
+
+  async render() {
+    const fields = {};
+    for (const key of [...FIELDS, 'config']) if (this.hasAttribute(key)) fields[key] = this.getAttribute(key);
+    try {
+      if (this.hasAttribute('src')) {
+        const r = await fetch(new URL(this.getAttribute('src'), document.baseURI));
+        if (!r.ok) throw new Error(`cannot load ${this.getAttribute('src')}: HTTP ${r.status}`);
+        const fromFile = await r.json();
+        for (const key of [...FIELDS, 'config']) if (fromFile[key] !== undefined && fields[key] === undefined) fields[key] = fromFile[key];
+      }
+      this.frame.style.height = this.getAttribute('height') ?? '900px';
+      this.frame.src = linkFor(fields);
+      this.message.hidden = true;
+    } catch (e) {
+      this.message.textContent = `attention-playground: ${e.message}`;  // as text, never markup
+      this.message.hidden = false;
+    }
+  }
+
+  // The iframe's page API (window.playground of the page) once it is ready.
+  get playground() { return this.frame.contentWindow?.playground ?? null; }
+}
+
+if (!customElements.get('attention-playground')) customElements.define('attention-playground', AttentionPlaygroundElement);
+export { AttentionPlaygroundElement, linkFor };
