@@ -52,6 +52,41 @@ Tensor matmul(const Tensor& a_, const Tensor& b) {
   return out;
 }
 
+Tensor attention_heads(const Tensor& q_, const Tensor& k_, const Tensor& v_, int64_t H, float scale, Tensor* weights) {
+  if (q_.dim() != 3 || k_.dim() != 3 || v_.dim() != 3 || k_.shape() != v_.shape() || q_.size(0) != k_.size(0) ||
+      q_.size(2) != k_.size(2) || H <= 0 || q_.size(2) % H != 0)
+    fail("attention_heads: q ", shape_str(q_.shape()), ", k ", shape_str(k_.shape()), ", v ", shape_str(v_.shape()),
+         " must be (B,T,H*D), (B,S,H*D), (B,S,H*D) with H (", H, ") dividing the last dimension");
+  const Tensor q = q_.contiguous(), k = k_.contiguous(), v = v_.contiguous();
+  const int64_t B = q.size(0), T = q.size(1), C = q.size(2), S = k.size(1), D = C / H;
+  Tensor out = Tensor::empty({B, T, C});
+  if (weights) *weights = Tensor::empty({B, H, T, S});
+  // Query rows per block: a block's scores (TB x S) stay in cache from the QK^T product through
+  // the softmax to the weights-V product, where the unfused ops stream (B,H,T,S) through memory.
+  constexpr int64_t TB = 64;
+  std::vector<float> kt(static_cast<size_t>(D * S)), scores(static_cast<size_t>(std::min(TB, T) * S));
+  const Kernels& kern = kernels();
+  const auto u = [](int64_t x) { return static_cast<size_t>(x); };
+  for (int64_t b = 0; b < B; ++b)
+    for (int64_t h = 0; h < H; ++h) {
+      // K.transpose(-2, -1) of this head, packed (D x S) as matmul packs it
+      const float* kp = k.data() + b * S * C + h * D;
+      for (int64_t s = 0; s < S; ++s)
+        for (int64_t d = 0; d < D; ++d) kt[u(d * S + s)] = kp[s * C + d];
+      for (int64_t t0 = 0; t0 < T; t0 += TB) {
+        const int64_t tb = std::min(TB, T - t0);
+        kern.gemm_nn(scores.data(), q.data() + (b * T + t0) * C + h * D, kt.data(), u(tb), u(S), u(D), u(C), u(S), u(S));
+        float* sc = scores.data();
+        for (int64_t i = 0; i < tb * S; ++i) sc[i] /= scale;  // divided, as div_scalar (not * 1/scale)
+        for (int64_t r = 0; r < tb; ++r) kern.softmax(sc + r * S, u(S));
+        if (weights)
+          std::memcpy(weights->data() + ((b * H + h) * T + t0) * S, sc, u(tb * S) * sizeof(float));
+        kern.gemm_nn(out.data() + (b * T + t0) * C + h * D, sc, v.data() + b * S * C + h * D, u(tb), u(D), u(S), u(S), u(C), u(C));
+      }
+    }
+  return out;
+}
+
 Tensor softmax(const Tensor& x) {
   Tensor out = x.clone();
   const int64_t n = x.dim() ? x.size(-1) : 1;
@@ -132,7 +167,8 @@ Tensor div_scalar(const Tensor& x, float s) {
   // PyTorch divides element by element; a / s and a * (1/s) differ in the last bit, so divide.
   Tensor out = x.clone();
   float* p = out.data();
-  for (int64_t i = 0; i < out.numel(); ++i) p[i] /= s;
+  const int64_t n = out.numel();
+  for (int64_t i = 0; i < n; ++i) p[i] /= s;
   return out;
 }
 

@@ -16,6 +16,14 @@ Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias);
 // is read in place: each output is then a dot product of two contiguous rows.
 Tensor matmul(const Tensor& a, const Tensor& b);
 
+// Multi-head attention without the (B,H,T,S) tensors, blocked over query rows: for each head,
+//   scores = matmul(Q, K.transpose(-2, -1)) / scale; weights = softmax(scores); out = matmul(weights, V)
+// with the kernels the unfused ops use, in the same order, so the numbers equal theirs bit for bit.
+// q: (B,T,H*D), k and v: (B,S,H*D), heads as column blocks (the projections' outputs, as seed
+// 000's view/transpose reads them) -> (B,T,H*D), the heads already merged. weights: when given,
+// filled with softmax(scores), (B,H,T,S). No mask.
+Tensor attention_heads(const Tensor& q, const Tensor& k, const Tensor& v, int64_t H, float scale, Tensor* weights = nullptr);
+
 // Stable softmax over the last dimension; a row that is entirely -inf gives zeros.
 Tensor softmax(const Tensor& x);
 

@@ -24,6 +24,9 @@ class Context {
   Context(Generator& gen, bool train, bool tracing) : gen(gen), train(train), tracing_(tracing) {}
   Generator& gen;
   const bool train;
+  // false: the caller reads only "output" (the benchmark), so attention need not keep its
+  // (B,H,T,S) weights, which at long T are the largest tensor of the pass.
+  bool want_weights = true;
   bool tracing() const { return tracing_; }
 
   void step(const char* name, const Tensor& t, std::initializer_list<const char*> dims, const char* code,

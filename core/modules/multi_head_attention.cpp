@@ -95,14 +95,21 @@ class HeadsAttention : public Module {
       P[i] = W_[i](*ins[i]);
       ctx.step(step_names[i], P[i], {"batch", i ? "seq_k" : "seq_q", "d_model"}, f_.proj_code[i], "linear(x, W.weight, W.bias)");
     }
+    const int64_t D = C_ / H_;
+    const float scale = f_.mask_true_is_masked ? std::sqrt(static_cast<float>(D))
+                                               : static_cast<float>(std::sqrt(static_cast<double>(D)));
+    if (!ctx.tracing() && !mask_in.defined() && !(ctx.train && p_ > 0.f)) {
+      // Nothing to show step by step: the same numbers, without the (B,H,T,S) tensors unless the
+      // weights are wanted (ops.hpp, attention_heads).
+      Tensor weights;
+      Tensor merged = attention_heads(P[0], P[1], P[2], H_, scale, ctx.want_weights ? &weights : nullptr);
+      return {{"output", W_[3](merged)}, {"attention_weights", weights}};
+    }
     for (int i = 0; i < 3; ++i) {
       heads[i] = split_heads(P[i], H_);
       ctx.step(head_names[i], heads[i], {"batch", "heads", i ? "seq_k" : "seq_q", "d_head"}, f_.split_code[i],
                "split_heads(t, num_heads)  // view(B,T,H,D).transpose(1, 2), no copy");
     }
-    const int64_t D = C_ / H_;
-    const float scale = f_.mask_true_is_masked ? std::sqrt(static_cast<float>(D))
-                                               : static_cast<float>(std::sqrt(static_cast<double>(D)));
     Tensor scores = div_scalar(matmul(heads[0], heads[1].contiguous().transpose(-2, -1)), scale);
     ctx.step("scores", scores, {"batch", "heads", "seq_q", "seq_k"}, f_.scores_code,
              "div_scalar(matmul(Q, K.transpose(-2, -1)), sqrt(d_head))");
