@@ -1,0 +1,144 @@
+// npm run bench [-- --quick]: seed 000's MultiHeadAttention forward (Q = K = V = x, no mask) on
+// every backend, same machine, same run, written to build/bench/results.json and printed as
+// Markdown tables (report.mjs), with the scaling chart (chart.mjs).
+//   native core (attention-bench, native_bench.cpp)  vs PyTorch 1.13 CPU (torch_bench.py), 1 thread
+//   WASM core vs onnxruntime-web wasm vs tfjs-backend-wasm, in headless Chromium (page.js)
+//   WebGPU core (GpuAttention) vs onnxruntime-web webgpu vs tfjs-backend-webgpu, same adapter
+// --quick: T up to 512 and fewer runs (under 3 minutes); the full run covers T = 16 ... 4096 and
+// writes the chart to docs/bench-scaling.svg for the README.
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { launch } from '../browser/harness.mjs';
+import { scalingChart } from './chart.mjs';
+import { flops, report } from './report.mjs';
+import { serveBench } from './server.mjs';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const OUT = `${ROOT}build/bench`;
+const quick = process.argv.includes('--quick');
+const started = Date.now();
+const log = (...a) => console.error(`[bench ${((Date.now() - started) / 1000).toFixed(0).padStart(4)} s]`, ...a);
+
+// One protocol for every backend (timed() in page.js, torch_bench.py and native_bench.cpp): two
+// first calls, the second sizing a run (short calls repeated until a run lasts minRunMs); warm-up
+// of `warmup` runs and at least warmupMs; `runs` runs kept. A call over longCallMs gets 1 warm-up
+// run + 3 kept; a second call over maxCallMs ends that backend's sizes there (the emulated GPU),
+// and so does a predicted one (the last size's time scaled by the flop count) over twice that.
+const protocol = quick
+  ? { warmup: 1, warmupMs: 500, runs: 3, minRunMs: 30, longCallMs: 2000, maxCallMs: 12000 }
+  : { warmup: 2, warmupMs: 2000, runs: 7, minRunMs: 150, longCallMs: 5000, maxCallMs: 60000 };
+const MAIN_T = quick ? [16, 128, 512] : [16, 128, 512, 2048];
+const SCALING_T = quick ? MAIN_T : [16, 32, 64, 128, 256, 512, 1024, 2048, 4096];
+// The emulated GPU (SwiftShader) needs seconds per call: --quick measures it at T <= 128 only.
+const gpuShape = (s) => !quick || (s.B === 1 && s.T <= 128);
+const SEED_SHAPE = { B: 64, T: 10, C: 512, H: 8 };
+const shapes = [...SCALING_T.map((T) => ({ B: 1, T, C: 768, H: 12 })), SEED_SHAPE];
+const shapeArg = shapes.map((s) => `${s.B},${s.T},${s.C},${s.H}`).join(';');
+const BROWSER_BACKENDS = ['core-wasm', 'ort-wasm', 'tfjs-wasm', 'core-webgpu', 'ort-webgpu', 'tfjs-webgpu'];
+
+function machine() {
+  const info = readFileSync('/proc/cpuinfo', 'utf8');
+  const field = (name) => new RegExp(`^${name}\\s*:\\s*(.*)$`, 'm').exec(info)?.[1] ?? null;
+  let lscpuMax = null;
+  try {
+    lscpuMax = Number(/CPU max MHz:\s*([\d.]+)/.exec(execFileSync('lscpu', { encoding: 'utf8' }))?.[1]) || null;
+  } catch { /* lscpu absent */ }
+  const mhz = lscpuMax ?? Number(field('cpu MHz'));
+  const flags = field('flags') ?? '';
+  return {
+    cpu: field('model name'), cores: cpus().length, mhz, mhz_source: lscpuMax ? 'lscpu CPU max MHz' : '/proc/cpuinfo cpu MHz',
+    avx2_fma: /\bavx2\b/.test(flags) && /\bfma\b/.test(flags), avx512f: /\bavx512f\b/.test(flags),
+    loadavg_before: loadavg(),
+  };
+}
+
+function build() {
+  log('building the core (scripts/build.sh) and the bench targets');
+  const env = { ...process.env, NODE_PATH: '/usr/share/nodejs' };
+  const sh = (cmd) => execFileSync('bash', ['-c', cmd], { cwd: ROOT, env, stdio: ['ignore', 'ignore', 'inherit'] });
+  sh('bash scripts/build.sh all');
+  // scripts/build.sh's lock: one cmake at a time on these trees
+  sh('flock build/.lock cmake -S . -B build/native >/dev/null && flock build/.lock cmake --build build/native --target attention-bench -j 2 >/dev/null');
+  sh('flock build/.lock emcmake cmake -S . -B build/wasm >/dev/null && flock build/.lock cmake --build build/wasm --target attention_bench_wasm -j 2 >/dev/null');
+}
+
+function runJson(cmd, args) {
+  const r = spawnSync(cmd, args, { cwd: ROOT, encoding: 'utf8', maxBuffer: 1 << 26 });
+  if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} failed (${r.status}): ${r.stderr}`);
+  return JSON.parse(r.stdout);
+}
+
+const protoArgs = ['--warmup', String(protocol.warmup), '--warmup-ms', String(protocol.warmupMs), '--runs', String(protocol.runs), '--min-run-ms', String(protocol.minRunMs),
+  '--long-call-ms', String(protocol.longCallMs)];
+
+async function browserRuns(results) {
+  const server = await serveBench();
+  const browser = await launch();
+  try {
+    const page = await browser.context.newPage();
+    const pageErrors = [];
+    page.on('pageerror', (e) => pageErrors.push(String(e)));
+    await page.goto(server.url);
+    await page.waitForSelector('body[data-ready="true"]', { timeout: 60000 });
+    results.browser = await page.evaluate(() => window.bench.setup());
+    log('browser:', results.browser.coreKernels, '| adapter', JSON.stringify(results.browser.adapter), results.browser.gpuError ?? '');
+    const skippedFrom = {};  // backend@C,H -> why larger T are not run
+    const last = {};         // backend@C,H -> {T, ms} of the last size measured
+    for (const shape of shapes) {
+      for (const backend of BROWSER_BACKENDS) {
+        const key = `${backend}@${shape.C},${shape.H}`;
+        const predicted = last[key] && shape.B === 1 ? (last[key].ms * flops(shape)) / flops({ ...shape, T: last[key].T }) : 0;
+        let r;
+        if (skippedFrom[key]) r = { skipped: skippedFrom[key] };
+        else if (backend.endsWith('webgpu') && !gpuShape(shape)) r = { skipped: 'not run with --quick (WebGPU at T <= 128 only)' };
+        else if (predicted > 2 * protocol.maxCallMs) {
+          r = { skipped: `not run: ${(predicted / 1000).toFixed(0)} s per call predicted from ${(last[key].ms / 1000).toFixed(1)} s at T=${last[key].T} (time ∝ flop), over twice the bench's ${protocol.maxCallMs / 1000} s limit per call` };
+          skippedFrom[key] = r.skipped;
+        } else r = await page.evaluate(([b, s, p]) => window.bench.run(b, s, p), [backend, shape, protocol]);
+        if (r.median_ms != null && shape.B === 1) last[key] = { T: shape.T, ms: r.median_ms };
+        if (r.second_call_ms > protocol.maxCallMs && !skippedFrom[key]) skippedFrom[key] = `not run: at T=${shape.T} ${r.skipped}`;
+        results.runs.push({ backend, ...shape, ...r });
+        log(`${backend.padEnd(12)} T=${String(shape.T).padStart(4)} B=${shape.B} C=${shape.C}:`,
+          r.median_ms != null ? `${r.median_ms.toFixed(2)} ms [${r.min_ms.toFixed(2)}, ${r.max_ms.toFixed(2)}] diff ${r.max_abs_diff_vs_torch?.toExponential(1)}` : (r.error ?? r.skipped));
+      }
+    }
+    results.browser.pageErrors = pageErrors;
+  } finally {
+    await browser.close();
+    await server.close();
+  }
+}
+
+mkdirSync(OUT, { recursive: true });
+const results = { command: `npm run bench${quick ? ' -- --quick' : ''}`, quick, date: new Date().toISOString(), protocol,
+  machine: machine(), shapes: { main_T: MAIN_T, scaling_T: SCALING_T, seed: SEED_SHAPE }, runs: [] };
+log(`load average before: ${results.machine.loadavg_before.map((v) => v.toFixed(2)).join(' ')}`);
+build();
+
+log('PyTorch 1.13 CPU, 1 thread (and the ONNX export)');
+const torch = runJson('/usr/bin/python3', ['tests/bench/torch_bench.py', '--shapes', shapeArg, '--out', OUT, '--onnx', ...protoArgs]);
+results.torch = { version: torch.torch, threads: torch.threads, blas: torch.blas, onnx_models: torch.onnx_models };
+for (const r of torch.results) results.runs.push({ backend: 'torch-cpu', ...r });
+
+log('native core, 1 thread');
+const native = runJson(`${ROOT}build/native/tests/bench/attention-bench`, ['--shapes', shapeArg, '--ref-dir', OUT, '--clock', ...protoArgs]);
+results.native = { kernels: native.kernels };
+if (native.measured_ghz) Object.assign(results.machine, { measured_ghz: native.measured_ghz });
+for (const r of native.results) results.runs.push({ backend: 'core-native', ...r });
+
+log('browser: WASM and WebGPU backends');
+await browserRuns(results);
+
+results.machine.loadavg_after = loadavg();
+results.seconds = (Date.now() - started) / 1000;
+const chartPath = quick ? `${OUT}/scaling.svg` : `${ROOT}docs/bench-scaling.svg`;
+writeFileSync(chartPath, scalingChart(results));
+results.chart = chartPath.slice(ROOT.length);
+const { markdown, notes } = report(results);
+results.notes = notes;
+writeFileSync(`${OUT}/results.json`, `${JSON.stringify(results, null, 1)}\n`);
+writeFileSync(`${OUT}/RESULTS.md`, `${markdown}\n`);
+console.log(markdown);
+log(`wrote build/bench/results.json, build/bench/RESULTS.md and ${results.chart} in ${results.seconds.toFixed(0)} s`);

@@ -1,0 +1,28 @@
+// Static server for the bench page (page.html): the project's own files the page needs and the
+// peers' packages from node_modules, wasm included, all from this machine (no CDN). node:http only;
+// anything outside the listed folders is a 404.
+import { createReadStream, existsSync, statSync } from 'node:fs';
+import { createServer } from 'node:http';
+import { extname, join, normalize } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const ALLOWED = ['/tests/bench/', '/bindings/', '/build/wasm/bench/', '/build/bench/', '/web/',
+  '/node_modules/onnxruntime-web/dist/', '/node_modules/@tensorflow/'];
+const TYPES = { '.html': 'text/html; charset=utf-8', '.js': 'text/javascript', '.mjs': 'text/javascript',
+  '.wasm': 'application/wasm', '.json': 'application/json', '.wgsl': 'text/plain; charset=utf-8' };
+
+export async function serveBench() {
+  const server = createServer((req, res) => {
+    const path = normalize(decodeURIComponent(new URL(req.url, 'http://x').pathname));
+    const file = join(ROOT, path);
+    if (!ALLOWED.some((p) => path.startsWith(p)) || !file.startsWith(ROOT) || !existsSync(file) || statSync(file).isDirectory()) {
+      res.writeHead(404).end('not found');
+      return;
+    }
+    res.writeHead(200, { 'content-type': TYPES[extname(file)] ?? 'application/octet-stream', 'cache-control': 'no-store' });
+    createReadStream(file).pipe(res);
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { url: `http://127.0.0.1:${server.address().port}/tests/bench/page.html`, close: () => new Promise((r) => server.close(r)) };
+}
