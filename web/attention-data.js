@@ -2,6 +2,7 @@
 // the seed returns (outputs named *attention_weights), else every softmax step (the Transformer
 // returns only logits, so its 2 × num_layers attention maps come from its trace).
 
+import { t } from './i18n.js';
 import { stepLabels } from './scenario.js';
 
 const WEIGHT_DIMS = { 2: ['seq_q', 'seq_k'], 3: ['batch', 'seq_q', 'seq_k'], 4: ['batch', 'heads', 'seq_q', 'seq_k'] };
@@ -19,7 +20,7 @@ export function attentionSources(result, plan) {
       const labels = plan.mod.kind === 'decoder' && !cross ? { q: plan.labels.q, k: plan.labels.q } : plan.labels;
       return {
         id: o.name,
-        label: `${o.name} (returned by the module)`,
+        label: t('attn.returned', { name: o.name }),
         tensor: { name: o.name, shape: o.shape, dims: WEIGHT_DIMS[o.shape.length], data: o.data },
         labels,
         mask: plan.mask,

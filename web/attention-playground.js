@@ -3,14 +3,15 @@
 //   <attention-playground preset="journey"></attention-playground>
 // Attributes (all optional): text, text2, module, preset, config (JSON of the module's arguments,
 // e.g. '{"d_model": 64, "num_heads": 4}'), seed, causal, train, tokenizer, backend, hide (controls
-// to hide, comma-separated: "module,seed"), embed (compact: no page header), height (CSS length),
+// to hide, comma-separated: "module,seed"), embed (compact: no page header), lang (en | zh; default:
+// the browser's language), height (CSS length),
 // src (a JSON file of the same fields, e.g. {"module": "...", "config": {...}, "text": "..."}).
 // Each element is the full page (index.html beside this script) in an iframe inside its own
 // shadow root: no CSS leaks in or out, any number of them on one page, each with its own core.
 // Works under `default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'`.
 // Beside this script (built from a string so that bundlers leave the page itself alone).
 const PAGE = new URL('index.html', import.meta.url.replace(/[^/]*$/, ''));
-const FIELDS = ['text', 'text2', 'module', 'preset', 'seed', 'causal', 'train', 'tokenizer', 'backend', 'hide', 'embed'];
+const FIELDS = ['text', 'text2', 'module', 'preset', 'seed', 'causal', 'train', 'tokenizer', 'backend', 'hide', 'embed', 'lang'];
 
 function linkFor(fields) {
   const params = new URLSearchParams();

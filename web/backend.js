@@ -5,6 +5,7 @@
 // output and the displayed head's weights, with both timings. Any WebGPU failure (no adapter,
 // device lost, a kernel error) falls back to WASM with a visible notice; the page keeps working.
 import { GpuAttention, gpuSupport, planFromResult } from './gpu/attention-gpu.js';
+import { t } from './i18n.js';
 
 const WASM = 'WASM SIMD';
 
@@ -17,7 +18,7 @@ function maxAbsDiff(a, b, offset = 0, n = a.length) {
 // els: {radios: [wasm, webgpu], name, adapter, notice, compare, diff, wasmTime, gpuTime}
 export function createBackend(core, els, onChoice) {
   let gpu = null;
-  let unavailable = null;   // why WebGPU cannot be used (no adapter, lost, failed)
+  let unavailable = null;   // why WebGPU cannot be used (no adapter, lost, failed): () => text, re-read per render for the language
   let wanted = 'auto';
   let job = null;           // the latest comparison asked for
   let running = false;
@@ -27,17 +28,17 @@ export function createBackend(core, els, onChoice) {
 
   function render(extra = '') {
     const isGpu = active() === 'webgpu';
-    els.name.textContent = isGpu ? `WebGPU (${gpu.adapterName})` : WASM;
+    els.name.textContent = isGpu ? t('backend.webgpuName', { adapter: gpu.adapterName }) : WASM;
     els.name.dataset.backend = active();
     els.radios[0].checked = !isGpu;
     els.radios[1].checked = isGpu;
     els.radios[1].disabled = !gpu || !!unavailable;
-    els.adapter.textContent = gpu ? `Adapter: ${gpu.adapterName}` : '';
-    els.notice.textContent = unavailable ? `WebGPU is not in use: ${unavailable}. Computing with ${WASM}.` : extra;
+    els.adapter.textContent = gpu ? t('backend.adapter', { adapter: gpu.adapterName }) : '';
+    els.notice.textContent = unavailable ? t('backend.unavailable', { reason: unavailable(), wasm: WASM }) : extra;
     els.compare.hidden = !isGpu || !last;
   }
 
-  function fail(message) {
+  function fail(message) {   // message: () => text
     unavailable = message;
     const g = gpu;
     gpu = null;
@@ -47,8 +48,8 @@ export function createBackend(core, els, onChoice) {
     onChoice?.(active());
   }
 
-  const ready = GpuAttention.create({ onLost: (e) => { if (gpu) fail(`the WebGPU device was lost (${e.message || e.reason || 'unknown reason'})`); } })
-    .then((g) => { gpu = g; }, (e) => { unavailable = e.message; })
+  const ready = GpuAttention.create({ onLost: (e) => { if (gpu) fail(() => t('backend.lost', { reason: e.message || e.reason || t('backend.unknownReason') })); } })
+    .then((g) => { gpu = g; }, (e) => { unavailable = () => (e.key ? t(e.key) : e.message); })
     .finally(() => { render(); document.body.dataset.backendReady = 'true'; });
 
   function selection(plan) {
@@ -79,11 +80,11 @@ export function createBackend(core, els, onChoice) {
         last = { diff, wasmMs, gpuMs: r.ms, module: scenario.module, head: sel };
         els.diff.textContent = diff.toExponential(2);
         els.diff.dataset.value = String(diff);
-        els.wasmTime.textContent = `${wasmMs.toFixed(2)} ms`;
-        els.gpuTime.textContent = `${r.ms.toFixed(2)} ms (upload, kernels, read back)`;
-        render(`Batch item ${sel.b}, head ${sel.h}: output and attention weights compared.`);
+        els.wasmTime.textContent = t('backend.ms', { ms: wasmMs.toFixed(2) });
+        els.gpuTime.textContent = t('backend.gpuMs', { ms: r.ms.toFixed(2) });
+        render(t('backend.compared', { b: sel.b, h: sel.h }));
       } catch (e) {
-        fail(`WebGPU failed (${e.message})`);
+        fail(() => t('backend.failed', { message: e.message }));
       }
     }
     running = false;
@@ -109,7 +110,7 @@ export function createBackend(core, els, onChoice) {
       const support = gpuSupport(scenario);
       if (!support.ok) {
         last = null;
-        render(`${scenario.module} computes on ${WASM} here: ${support.reason}.`);
+        render(t('backend.wasmOnly', { module: scenario.module, wasm: WASM, reason: support.reason }));
         return;
       }
       job = { scenario, result, wasmMs };

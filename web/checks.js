@@ -1,8 +1,9 @@
 // The on-screen checks, computed from the result itself: every softmax row sums to 1 (with the
 // actual max deviation), masked cells are exactly 0, and the shapes agree with the input and the
-// config. Pure; views/checks.js prints them.
+// config. Pure (texts in the page's language, i18n.js); views/checks.js prints them.
 
 import { attentionSources, isSoftmaxStep } from './attention-data.js';
+import { t } from './i18n.js';
 import { isMaskFill, namedShape, prod } from './tensor.js';
 
 const SUM_TOL = 1e-5;
@@ -33,10 +34,8 @@ function softmaxCheck(step, mask) {
     worst = Math.max(worst, Math.abs(sum - 1));
     count++;
   });
-  return {
-    ok: worst <= SUM_TOL,
-    text: `${step.name}: ${count} rows, max |Σ − 1| = ${worst.toExponential(1)}${empty ? ` (${empty} fully masked rows are all 0)` : ''}`,
-  };
+  const text = t('check.softmaxRows', { name: step.name, count, worst: worst.toExponential(1) });
+  return { ok: worst <= SUM_TOL, text: empty ? t('check.fullyMasked', { text, n: empty }) : text };
 }
 
 function maskCheck(source) {
@@ -52,7 +51,7 @@ function maskCheck(source) {
   });
   return {
     ok: worst === 0,
-    text: worst === 0 ? `${tensor.name}: all ${cells} masked cells are exactly 0` : `${tensor.name}: ${cells} masked cells, largest |value| ${worst.toExponential(2)}`,
+    text: worst === 0 ? t('check.maskZero', { name: tensor.name, cells }) : t('check.maskNonZero', { name: tensor.name, cells, worst: worst.toExponential(2) }),
   };
 }
 
@@ -61,7 +60,7 @@ function shapeChecks(result, plan) {
   const bad = (result.steps ?? []).filter((s) => s.data.length !== prod(s.shape) || s.dims.length !== s.shape.length);
   items.push({
     ok: bad.length === 0,
-    text: bad.length === 0 ? `all ${(result.steps ?? []).length} steps hold exactly the numbers their shape says` : `steps whose data does not match their shape: ${bad.map((s) => s.name).join(', ')}`,
+    text: bad.length === 0 ? t('check.stepsOk', { n: (result.steps ?? []).length }) : t('check.stepsBad', { names: bad.map((s) => s.name).join(', ') }),
   });
   const out = result.outputs[0];
   const expectT = plan.T;
@@ -70,7 +69,7 @@ function shapeChecks(result, plan) {
   if (plan.module !== 'softmax') {
     items.push({
       ok: outT === expectT && outB === plan.B,
-      text: `output ${JSON.stringify(out.shape)}: batch ${outB} (input ${plan.B}), ${outT} query positions (input ${expectT})`,
+      text: t('check.output', { shape: JSON.stringify(out.shape), outB, B: plan.B, outT, T: expectT }),
     });
   }
   for (const src of attentionSources(result, plan)) {
@@ -82,7 +81,7 @@ function shapeChecks(result, plan) {
     const headsOk = hDim < 0 || heads === undefined || shape[hDim] === heads;
     items.push({
       ok: headsOk && S === wantS && T === src.labels.q[0].length,
-      text: `${src.tensor.name} ${namedShape(dims, shape)}: ${hDim >= 0 && heads !== undefined ? `heads = num_heads (${heads}), ` : ''}${T} queries × ${S} keys`,
+      text: t(hDim >= 0 && heads !== undefined ? 'check.attnShapeHeads' : 'check.attnShape', { name: src.tensor.name, shape: namedShape(dims, shape), heads, T, S }),
     });
     if (plan.mod.kind === 'ids') break;   // one line for the Transformer's maps is enough
   }
@@ -94,7 +93,7 @@ export function computeChecks(result, plan) {
   const groups = [];
   const softmaxSteps = (result.steps ?? []).filter(isSoftmaxStep);
   if (softmaxSteps.length > 0) {
-    groups.push({ title: 'Each softmax row sums to 1', items: softmaxSteps.map((s) => softmaxCheck(s, plan.mask)) });
+    groups.push({ title: t('check.group.softmax'), items: softmaxSteps.map((s) => softmaxCheck(s, plan.mask)) });
   }
   if (plan.mask) {
     const sources = attentionSources(result, plan);
@@ -111,11 +110,12 @@ export function computeChecks(result, plan) {
           if (m !== isMaskFill(s.data[o + k])) wrong++;
         }
       });
-      items.push({ ok: wrong === 0, text: `${s.name}: ${fill} exactly at the ${cells} masked cells${wrong ? ` (${wrong} cells disagree)` : ''}` });
+      const text = t('check.fill', { name: s.name, fill, cells });
+      items.push({ ok: wrong === 0, text: wrong ? t('check.fillWrong', { text, n: wrong }) : text });
     }
-    groups.push({ title: 'Masked cells are exactly 0', items });
+    groups.push({ title: t('check.group.mask'), items });
   }
-  groups.push({ title: 'Shapes agree', items: shapeChecks(result, plan) });
-  if (plan.notes.length > 0) groups.push({ title: 'Notes', items: plan.notes.map((text) => ({ ok: null, text })) });
+  groups.push({ title: t('check.group.shapes'), items: shapeChecks(result, plan) });
+  if (plan.notes.length > 0) groups.push({ title: t('check.group.notes'), items: plan.notes.map((text) => ({ ok: null, text })) });
   return groups;
 }

@@ -21,6 +21,7 @@ import { createChips } from './views/tokens.js';
 import { createVocabView } from './views/vocab.js';
 import { createWeightsPicker } from './weights.js';
 import { createBackend } from './backend.js';
+import { i18nText, lang, pickLang, setLang, t, tCore, translatePage } from './i18n.js';
 
 const $ = (id) => document.getElementById(id);
 
@@ -45,7 +46,7 @@ function checkPageFields(state, visible) {
     if (field.type !== 'int' || !visible(key)) continue;
     const v = state[key];
     if (!Number.isInteger(v) || v < field.min || v > field.max) {
-      throw new PageError(`${$(`label-${key}`)?.textContent ?? key}: enter a whole number from ${field.min} to ${field.max}`, key);
+      throw new PageError(t('field.range', { label: $(`label-${key}`)?.textContent ?? key, min: field.min, max: field.max }), key);
     }
   }
 }
@@ -55,10 +56,10 @@ function vocabData(plan, result) {
   const tokens = plan.vocab.tokens;
   if (plan.mod.kind === 'ids') {
     const w = result.params?.find((p) => p.name === 'embedding.weight');
-    return w && { title: `The Transformer's own nn.Embedding(vocab_size=${w.shape[0]}, emb_dim=${w.shape[1]}): ids in order of first appearance over both sentences`, tokens, rows: w.data, d: w.shape[1] };
+    return w && { title: t('vocab.transformer', { V: w.shape[0], d: w.shape[1] }), tokens, rows: w.data, d: w.shape[1] };
   }
   if (plan.table) {
-    const title = plan.tableName ? `The preset's table: ${plan.table.title}, given as data` : `A seeded ${plan.table.title} (torch.manual_seed(${plan.main.seed}))`;
+    const title = plan.tableName ? t('vocab.presetTable', { title: plan.table.title }) : t('vocab.seededTable', { title: plan.table.title, seed: plan.main.seed });
     return { title, tokens, rows: plan.table.data, d: plan.table.dim };
   }
   // Single-input modules: the looked-up rows came back with the input; every id occurs in it.
@@ -67,24 +68,36 @@ function vocabData(plan, result) {
   const d = x.shape.at(-1);
   const rows = new Float32Array(tokens.length * d);
   plan.qIds.forEach((id, p) => { if (id >= 0) rows.set(x.data.subarray(p * d, p * d + d), id * d); });
-  return { title: `nn.Embedding(${tokens.length}, ${d}) constructed after the module, from the same torch.manual_seed(${plan.main.seed}) generator`, tokens, rows, d };
+  return { title: t('vocab.afterModule', { V: tokens.length, d, seed: plan.main.seed }), tokens, rows, d };
 }
 
 async function main() {
+  // The language: the link's `lang`, else the browser's (i18n.js). Static texts follow at once,
+  // the switch works while the core loads; once it has, relabel() redraws everything.
+  setLang(pickLang(fromHash(location.hash).lang, navigator.languages));
+  translatePage();
+  const langSelect = $('lang-select');
+  langSelect.value = lang();
+  let relabel = () => {};
+  langSelect.addEventListener('change', () => {
+    setLang(langSelect.value);
+    translatePage();
+    relabel();
+  });
   const status = $('status');
   let core;
   try {
     core = await loadAttention();
   } catch (e) {
-    status.textContent = `The WebAssembly core could not be loaded: ${e.message}. Build it with "npm run build:core" and reload.`;
+    i18nText(status, 'status.failed', { message: e.message });
     status.classList.add('failed');
     status.setAttribute('role', 'alert');
     return;
   }
-  status.textContent = 'Ready';
+  i18nText(status, 'status.ready');
   status.classList.add('ready');
   document.body.classList.remove('loading');
-  $('version').textContent = `core ${core.version()} · kernels ${core.kernels()}`;
+  i18nText($('version'), 'footer.version', { version: core.version(), kernels: core.kernels() });
 
   const modules = core.modules();
   const infoOf = new Map(modules.map((m) => [m.id, m]));
@@ -102,21 +115,25 @@ async function main() {
     }
   }
   if (!infoOf.has(state.module)) state.module = defaultState().module;
-  const linkProblems = hashProblems(location.hash, { modules: modules.map((m) => m.id), presets: presets.map((p) => p.id) });
-  if (linkProblems.length) {
+  const linkHash = location.hash;
+  const showLinkProblems = () => {
+    const linkProblems = hashProblems(linkHash, { modules: modules.map((m) => m.id), presets: presets.map((p) => p.id) });
+    if (!linkProblems.length) return;
     const banner = $('link-error');
-    banner.textContent = `This link has values the playground ignored: ${linkProblems.join('; ')}.`;
+    banner.textContent = t('link.ignored', { problems: linkProblems.join(t('link.separator')) });
     banner.hidden = false;
-  }
+  };
+  showLinkProblems();
 
   const panel = $('config');
   const moduleSelect = $('module');
-  moduleSelect.replaceChildren(...modules.map((m) => {
+  const fillModules = () => moduleSelect.replaceChildren(...modules.map((m) => {
     const o = document.createElement('option');
     o.value = m.id;
-    o.textContent = `${m.id} (seed ${m.seed}${m.seed_name !== m.id ? `: ${m.seed_name}` : ''})`;
+    o.textContent = t(m.seed_name !== m.id ? 'module.optionNamed' : 'module.option', { id: m.id, seed: m.seed, name: m.seed_name });
     return o;
   }));
+  fillModules();
 
   const chips1 = createChips($('chips1'));
   const chips2 = createChips($('chips2'));
@@ -181,21 +198,21 @@ async function main() {
     $('chips2').hidden = !show.text2;
     $('random-note').hidden = !random;
     $('chips-hint').hidden = random;
-    const text2Label = { batch: 'Second sentence (batch item 1, padded)', cross: mod.kind === 'ids' ? 'Target sentence (tgt, decoder)' : mod.kind === 'decoder' ? 'Encoder sentence (enc_output)' : 'Keys and values from this sentence' }[pairing];
-    if (text2Label) $('label-text2').textContent = text2Label;
-    $('label-text').textContent = mod.kind === 'ids' ? 'Source sentence (src, encoder)' : pairing === 'cross' ? 'Queries from this sentence' : 'Sentence';
+    const text2Label = { batch: 'text2.batch', cross: mod.kind === 'ids' ? 'text2.target' : mod.kind === 'decoder' ? 'text2.encoder' : 'text2.kv' }[pairing];
+    if (text2Label) $('label-text2').textContent = t(text2Label);
+    $('label-text').textContent = t(mod.kind === 'ids' ? 'text1.source' : pairing === 'cross' ? 'text1.queries' : 'tokens.sentence');
     for (const o of $('pairing').options) o.disabled = !mod.pairings.includes(o.value);
     $('pairing').value = pairing;
 
     const causal = $('causal');
     causal.disabled = !mod.mask;
     causal.checked = mod.builtinCausal || (!!mod.mask && state.causal);
-    $('causal-note').textContent = mod.builtinCausal ? 'built into this module (torch.triu(..., diagonal=1) → −∞)'
-      : mod.mask ? (mod.mask.maskedValue === 0 ? 'passed as mask, seed 000 convention: mask == 0 → −∞' : 'passed as mask, seed 003 convention: True = masked → −1e9')
-        : 'this module has no mask input';
-    $('train-note').textContent = info.args.some((a) => a.name === 'dropout') || mod.kind === 'ids' || /Layer|Transformer/.test(info.id)
-      ? 'module.train(): dropout is active' : 'this module has no dropout; train() changes nothing';
-    $('module-summary').textContent = info.summary;
+    $('causal-note').textContent = t(mod.builtinCausal ? 'causal.builtin'
+      : mod.mask ? (mod.mask.maskedValue === 0 ? 'causal.seed000' : 'causal.seed003')
+        : 'causal.none');
+    $('train-note').textContent = t(info.args.some((a) => a.name === 'dropout') || mod.kind === 'ids' || /Layer|Transformer/.test(info.id)
+      ? 'train.dropout' : 'train.noDropout');
+    $('module-summary').textContent = tCore(info.summary);
 
     for (const el of panel.querySelectorAll('[data-field]')) {
       const key = el.dataset.field;
@@ -247,7 +264,7 @@ async function main() {
       checkPageFields(state, (key) => visibility[key] !== false);
       if (weightsError) throw new PageError(weightsError.message, 'weights');
       if (state.weights && !weights) {
-        throw new PageError(`This link was made with trained weights '${state.weights}': load that file below (links carry only its name)`, 'weights');
+        throw new PageError(t('weights.linkNeedsFile', { name: state.weights }), 'weights');
       }
       plan = planRun(state, info, weights);
       if (backend.needsParams()) plan.main.return_params = true;  // the GPU computes from the same weights
@@ -307,17 +324,18 @@ async function main() {
     });
   }
 
-  createPresetButtons($('presets'), presets, (preset) => {
+  const pickPreset = (preset) => {
     const base = defaultState();
-    const next = { ...base, text: state.text, text2: state.text2, ...structuredClone(preset.state) };
+    const next = { ...base, text: state.text, text2: state.text2, lang: state.lang, ...structuredClone(preset.state) };
     next.config = { ...state.config, ...structuredClone(preset.state.config ?? {}) };
     state = next;
     selected = null;
     syncControls();
     recompute();
-  });
+  };
+  createPresetButtons($('presets'), presets, pickPreset);
 
-  createSoftmaxCard(core, { input: $('numbers'), rows: $('rows'), sum: $('sum'), error: $('error') }, (result) => {
+  const softmaxCard = createSoftmaxCard(core, { input: $('numbers'), rows: $('rows'), sum: $('sum'), error: $('error') }, (result) => {
     results.softmax = results.latest = result;
   });
   // Backends: the WASM core always; WebGPU side by side when the browser has an adapter.
@@ -338,28 +356,45 @@ async function main() {
   // Trained weights: the file stays in memory only; the state (and the URL) keep its name.
   let weights = null, weightsError = null;
   const weightsStatus = $('weights-status');
-  createWeightsPicker(core, {
+  const showWeightsStatus = () => {
+    weightsStatus.textContent = weights ? t('weights.loaded', { name: weights.name, n: weights.tensors.length }) : '';
+  };
+  const weightsPicker = createWeightsPicker(core, {
     input: $('weights-file'), drop: $('weights-drop'), clear: $('weights-clear'),
     details: $('weights-details'), table: panel.querySelector('[data-testid="weights-list"]'), vocab: $('weights-vocab'),
   }, (w, error) => {
     weights = w;
     weightsError = error;
     state.weights = w ? w.name : '';
-    weightsStatus.textContent = w ? `${w.name}: ${w.tensors.length} tensors, used instead of the seeded weights` : '';
+    showWeightsStatus();
     recompute();
   });
   document.body.classList.toggle('embed', state.embed);
   syncControls();
   recompute();
+  // A language switch (the select at the top): translatePage() has done the static texts; here
+  // every text built from data is redrawn, and the link records the choice.
+  relabel = () => {
+    state.lang = lang();
+    fillModules();
+    createPresetButtons($('presets'), presets, pickPreset);
+    showLinkProblems();
+    showWeightsStatus();
+    weightsPicker.refresh();
+    softmaxCard.recompute();
+    $('copy-link-note').textContent = '';
+    syncControls();
+    recompute();
+  };
   $('copy-link').addEventListener('click', async () => {
     clearTimeout(hashTimer);
     history.replaceState(null, '', `#${toHash(state)}`);
     const note = $('copy-link-note');
     try {
       await navigator.clipboard.writeText(location.href);
-      note.textContent = 'Link copied: it opens this exact view.';
+      note.textContent = t('copy.done');
     } catch {
-      note.textContent = `Copy this link: ${location.href}`;
+      note.textContent = t('copy.manual', { url: location.href });
     }
   });
   window.playground.link = () => { clearTimeout(hashTimer); history.replaceState(null, '', `#${toHash(state)}`); return location.href; };

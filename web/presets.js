@@ -1,12 +1,14 @@
 // One-click scenarios, one per seed tutorial (../shared/seeds/README.md lists them). Each is a
 // patch over defaultState() (state.js); `tables` are the embedding tables a preset brings along.
+// Labels and help texts are in the current language (locales/, keys preset.<id>.label/help).
 
+import { t } from './i18n.js';
 import { DEFAULT_SENTENCE } from './state.js';
 
 // Seed 004's six 3-d input embeddings, one per word of "Your journey starts with one step".
 export const tables = {
   journey: {
-    title: 'the book’s six 3-d embeddings (seed 004)',
+    get title() { return t('table.journey.title'); },
     tokens: ['Your', 'journey', 'starts', 'with', 'one', 'step'],
     dim: 3,
     weight: [
@@ -23,8 +25,8 @@ export const tables = {
 export const presets = [
   {
     id: 'default',
-    label: 'Default: causal multi-head attention',
-    help: 'seed 004 MultiHeadAttention, d_model 64, 4 heads, a seeded nn.Embedding of your words',
+    get label() { return t('preset.default.label'); },
+    get help() { return t('preset.default.help'); },
     state: {
       module: 'CausalMultiHeadAttention', text: DEFAULT_SENTENCE, seed: 123, source: 'embedding', pairing: 'one',
       train: false, config: { CausalMultiHeadAttention: { d_in: 64, d_out: 64, context_length: 32, dropout: 0.1, num_heads: 4, qkv_bias: false } },
@@ -32,8 +34,8 @@ export const presets = [
   },
   {
     id: 'journey',
-    label: 'Your journey starts with one step',
-    help: 'seed 004 SelfAttention_v1, torch.manual_seed(123), d_in 3, d_out 2, the book’s embeddings',
+    get label() { return t('preset.journey.label'); },
+    get help() { return t('preset.journey.help'); },
     state: {
       module: 'SelfAttention_v1', text: 'Your journey starts with one step', tokenizer: 'word', seed: 123,
       source: 'table', table: 'journey', pairing: 'one', train: false,
@@ -42,8 +44,8 @@ export const presets = [
   },
   {
     id: 'mha000',
-    label: 'Seed 000: MultiHeadAttention, 64×10×512',
-    help: 'd_model 512, 8 heads, Q, K, V = torch.randn(64, 10, 512): the shapes of the tutorial',
+    get label() { return t('preset.mha000.label'); },
+    get help() { return t('preset.mha000.help'); },
     state: {
       module: 'MultiHeadAttention', seed: 0, source: 'randn', kv: 'separate', batch: 64, seqT: 10, seqS: 10,
       causal: false, pairing: 'one', train: false, config: { MultiHeadAttention: { d_model: 512, num_heads: 8 } },
@@ -51,8 +53,8 @@ export const presets = [
   },
   {
     id: 'mhsa001',
-    label: 'Seed 001: MultiHeadSelfAttention',
-    help: 'dim_in 32, dim_k 32, dim_v 64, 8 heads, no bias, no output projection',
+    get label() { return t('preset.mhsa001.label'); },
+    get help() { return t('preset.mhsa001.help'); },
     state: {
       module: 'MultiHeadSelfAttention', text: 'attention lets every token look at every other token', seed: 0,
       source: 'embedding', pairing: 'one', train: false,
@@ -61,8 +63,8 @@ export const presets = [
   },
   {
     id: 'transformer002',
-    label: 'Seed 002: Transformer (vocab 7)',
-    help: 'vocab 7, emb 16, 2 heads, ffn 32, 2 layers: encoder reads sentence 1, decoder sentence 2',
+    get label() { return t('preset.transformer002.label'); },
+    get help() { return t('preset.transformer002.help'); },
     state: {
       module: 'Transformer', text: 'I love you', text2: '<bos> 我 爱 你', tokenizer: 'word', seed: 0, train: false,
       config: { Transformer: { vocab_size: 7, emb_dim: 16, num_heads: 2, ffn_dim: 32, num_layers: 2 } },
@@ -70,8 +72,8 @@ export const presets = [
   },
   {
     id: 'cross003',
-    label: 'Seed 003: cross-attention, T=5, S=6',
-    help: 'd_model 64, 8 heads, dropout 0.1 in train mode, x_q = randn(2, 5, 64), x_kv = randn(2, 6, 64)',
+    get label() { return t('preset.cross003.label'); },
+    get help() { return t('preset.cross003.help'); },
     state: {
       module: 'SplitHeadsMultiHeadAttention', seed: 0, source: 'randn', kv: 'same', batch: 2, seqT: 5, seqS: 6,
       causal: false, pairing: 'cross', train: true,

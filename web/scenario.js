@@ -2,6 +2,7 @@
 // need to label the result: tokens per axis, real lengths, and which cells a mask hides. Pure: no
 // DOM, no core. main.js runs the plan (runPlan) and hands plan + result to the views.
 
+import { t, tCore } from './i18n.js';
 import { PAD, buildVocab, tokenLabel, tokenize } from './tokenize.js';
 import { vocabFromTokens } from './weights.js';
 import { moduleConfig } from './state.js';
@@ -51,7 +52,7 @@ function checkConfig(info, config) {
     const v = config[arg.name];
     if (v === null && arg.name === 'vocab_size') continue;  // filled from the typed vocabulary
     if (v === null || v === undefined || Number.isNaN(v)) {
-      throw new PageError(`${arg.name}: enter ${arg.type === 'int' ? 'a whole number' : 'a number'} (${arg.help})`, `arg:${arg.name}`);
+      throw new PageError(t(arg.type === 'int' ? 'scenario.enterInt' : 'scenario.enterNumber', { name: arg.name, help: tCore(arg.help) }), `arg:${arg.name}`);
     }
   }
 }
@@ -61,7 +62,7 @@ const positions = (n) => Array.from({ length: n }, (_, i) => String(i));
 function sentence(state, which) {
   const text = which === 1 ? state.text : state.text2;
   const all = tokenize(text, state.tokenizer);
-  if (all.length === 0) throw new PageError(`type at least one token in sentence ${which}`, which === 1 ? 'text' : 'text2');
+  if (all.length === 0) throw new PageError(t('scenario.noTokens', { n: which }), which === 1 ? 'text' : 'text2');
   return { tokens: all.slice(0, MAX_TOKENS), dropped: Math.max(0, all.length - MAX_TOKENS) };
 }
 
@@ -127,7 +128,7 @@ export function planRun(state, info, weights = null) {
     const s1 = sentence(state, 1);
     const needs2 = pairing !== 'one';
     const s2 = needs2 ? sentence(state, 2) : null;
-    for (const s of [s1, s2]) if (s?.dropped) notes.push(`only the first ${MAX_TOKENS} tokens are used (${s.dropped} dropped)`);
+    for (const s of [s1, s2]) if (s?.dropped) notes.push(t('scenario.dropped', { max: MAX_TOKENS, n: s.dropped }));
     plan.sentences = needs2 ? [s1.tokens, s2.tokens] : [s1.tokens];
     const padded = pairing === 'batch';
 
@@ -136,19 +137,19 @@ export function planRun(state, info, weights = null) {
     const vocab = buildVocab(plan.sentences, { pad: padded && state.source === 'embedding' });
     plan.vocab = vocab;
     if (state.source === 'table') {
-      const t = tables[state.table];
-      if (!t) throw new PageError('this preset has no embedding table: choose "seeded nn.Embedding"', 'source');
-      if (t.dim !== d) throw new PageError(`the ${state.table} table holds ${t.dim}-d embeddings, so ${mod.widthArg ?? 'the width'} must be ${t.dim}`, widthControl);
+      const given = tables[state.table];
+      if (!given) throw new PageError(t('scenario.noTable'), 'source');
+      if (given.dim !== d) throw new PageError(t('scenario.tableDim', { table: state.table, dim: given.dim, width: mod.widthArg ?? t('scenario.theWidth') }), widthControl);
       for (const tokens of plan.sentences) {
-        const unknown = tokens.find((tok) => !t.tokens.includes(tok));
+        const unknown = tokens.find((tok) => !given.tokens.includes(tok));
         if (unknown !== undefined) {
-          throw new PageError(`"${unknown}" is not in the ${state.table} table (${t.tokens.join(', ')}): choose "seeded nn.Embedding" to embed any word`, plan.sentences.length > 1 && tokens === plan.sentences[1] ? 'text2' : 'text');
+          throw new PageError(t('scenario.notInTable', { token: unknown, table: state.table, tokens: given.tokens.join(', ') }), plan.sentences.length > 1 && tokens === plan.sentences[1] ? 'text2' : 'text');
         }
       }
-      table = new Float32Array(t.weight);
-      plan.vocab = { tokens: t.tokens, index: new Map(t.tokens.map((tok, i) => [tok, i])), ids: (ts) => ts.map((tok) => t.tokens.indexOf(tok)) };
+      table = new Float32Array(given.weight);
+      plan.vocab = { tokens: given.tokens, index: new Map(given.tokens.map((tok, i) => [tok, i])), ids: (ts) => ts.map((tok) => given.tokens.indexOf(tok)) };
       plan.tableName = state.table;
-      plan.table = { data: table, dim: t.dim, title: t.title };
+      plan.table = { data: table, dim: given.dim, title: given.title };
     }
     const V = plan.vocab.tokens.length;
     const ids1 = plan.vocab.ids(s1.tokens);
@@ -160,7 +161,7 @@ export function planRun(state, info, weights = null) {
     if (pairing === 'batch') {
       qRows = [ids1, ids2];
       kRows = qRows;
-      notes.push(`batch of two: sentence 2 is padded with ${PAD} to the longer length`);
+      notes.push(t('scenario.batchNote', { pad: PAD }));
     } else if (pairing === 'cross') {
       qRows = [ids1];
       kRows = [ids2];
@@ -207,7 +208,7 @@ export function planRun(state, info, weights = null) {
         others.forEach(() => scenario.inputs.push(null));
         plan.fill = (pre) => {
           const rows = pre.inputs[0].data;
-          plan.table = { data: rows, dim: d, title: `nn.Embedding(${V}, ${d}) drawn after the module` };
+          plan.table = { data: rows, dim: d, title: t('scenario.drawnAfter', { V, d }) };
           others.forEach((name, i) => { scenario.inputs[at + i] = { name, shape: kShape, data: lookup(rows, d, kIds) }; });
         };
       }
@@ -216,7 +217,7 @@ export function planRun(state, info, weights = null) {
 
   plan.B = B; plan.T = T; plan.S = S; plan.d = d;
   if (state.train && config.dropout > 0) {
-    notes.push(`train mode: dropout zeroes about ${Math.round(config.dropout * 100)}% of the attention weights and scales the rest by 1/(1 − ${config.dropout}), so the returned weights' rows no longer sum to 1`);
+    notes.push(t('scenario.trainNote', { pct: Math.round(config.dropout * 100), p: config.dropout }));
   }
   plan.mask = planMask(state, mod, plan, scenario, pairing);
   return plan;
@@ -226,12 +227,12 @@ export function planRun(state, info, weights = null) {
 function planMask(state, mod, plan, scenario, pairing) {
   const { B, T, S } = plan;
   if (mod.builtinCausal) {
-    if (pairing === 'batch') plan.notes.push(`no mask input: padded ${PAD} keys stay visible, but the causal mask already hides them from the real tokens before them`);
-    return { kind: 'causal (built in: torch.triu(..., diagonal=1))', causal: true, padding: false, at: (b, q, k) => k > q };
+    if (pairing === 'batch') plan.notes.push(t('scenario.padVisible', { pad: PAD }));
+    return { kind: t('mask.builtin'), causal: true, padding: false, at: (b, q, k) => k > q };
   }
   const padding = pairing === 'batch' && !!plan.lengths && plan.lengths.k.some((n) => n < S);
   if (!mod.mask) {
-    if (pairing === 'batch') plan.notes.push(`this module has no mask input: the ${PAD} tokens are attended to`);
+    if (pairing === 'batch') plan.notes.push(t('scenario.padAttended', { pad: PAD }));
     return null;
   }
   const causal = state.causal;
@@ -245,9 +246,9 @@ function planMask(state, mod, plan, scenario, pairing) {
   }
   const shape = mod.mask.withHeads ? [B, 1, T, S] : [B, T, S];
   scenario.inputs.push({ name: mod.mask.name, shape, data });
-  const parts = [causal && 'causal', padding && 'padding'].filter(Boolean).join(' + ');
-  const convention = masked === 0 ? 'mask == 0 → -inf (seed 000)' : 'True = masked → -1e9 (seed 003)';
-  return { kind: `${parts}, ${convention}`, causal, padding, at, shape };
+  const parts = [causal && t('mask.causal'), padding && t('mask.padding')].filter(Boolean).join(' + ');
+  const convention = t(masked === 0 ? 'mask.seed000' : 'mask.seed003');
+  return { kind: t('mask.kind', { parts, convention }), causal, padding, at, shape };
 }
 
 function planTransformer(state, info, plan, config, trained) {
@@ -261,7 +262,7 @@ function planTransformer(state, info, plan, config, trained) {
       const missing = s.tokens.find((t) => !vocab.index.has(t));
       if (missing !== undefined) {
         const shown = trained.vocab.slice(0, 12).join(' ') + (trained.vocab.length > 12 ? ' …' : '');
-        throw new PageError(`'${missing}' is not in the vocabulary ${trained.vocabName} (${trained.vocab.length} tokens: ${shown}): type tokens the model was trained on`, which === 1 ? 'text' : 'text2');
+        throw new PageError(t('scenario.notInVocab', { token: missing, vocab: trained.vocabName, n: trained.vocab.length, shown }), which === 1 ? 'text' : 'text2');
       }
     }
   }
@@ -269,9 +270,9 @@ function planTransformer(state, info, plan, config, trained) {
   const V = vocab.tokens.length;
   if (config.vocab_size === null) config.vocab_size = V;
   else if (trained && V !== config.vocab_size) {
-    throw new PageError(`the vocabulary ${trained.vocabName} has ${V} tokens but vocab_size is ${config.vocab_size}: set vocab_size to ${V} (or clear it for "auto")`, 'arg:vocab_size');
+    throw new PageError(t('scenario.vocabMismatch', { vocab: trained.vocabName, V, size: config.vocab_size }), 'arg:vocab_size');
   } else if (V > config.vocab_size) {
-    throw new PageError(`the two sentences hold ${V} distinct tokens but vocab_size is ${config.vocab_size}: raise vocab_size to at least ${V} (or clear it for "auto")`, 'arg:vocab_size');
+    throw new PageError(t('scenario.vocabSmall', { V, size: config.vocab_size }), 'arg:vocab_size');
   }
   const [srcName, tgtName] = plan.mod.idNames;
   const srcIds = vocab.ids(src.tokens);

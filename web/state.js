@@ -3,6 +3,8 @@
 // live per module (config[moduleId][arg]) so switching modules and back keeps what was typed.
 // presets.js holds named states; main.js owns the one live copy.
 
+import { t } from './i18n.js';
+
 export const DEFAULT_SENTENCE = "the animal didn't cross the street because it was too tired";
 
 export const schema = {
@@ -26,6 +28,7 @@ export const schema = {
   backend: { type: 'enum', values: ['auto', 'wasm', 'webgpu'], default: 'auto' },
   hide: { type: 'string', default: '' },        // lesson mode: controls hidden, comma-separated data-control names
   embed: { type: 'bool', default: false },      // compact page inside <attention-playground> (no page header)  // auto: WebGPU when there is an adapter
+  lang: { type: 'enum', values: ['en', 'zh'], default: '' },  // UI language; '' (absent) = the browser's (i18n.js)
 };
 
 // Values for required arguments the core gives no default for: the page's default scenario is a
@@ -86,23 +89,23 @@ export function hashProblems(hash, { modules = null, presets = [] } = {}) {
   for (const [key, raw] of params) {
     const field = schema[key];
     if (key === 'preset') {
-      if (!presets.includes(raw)) problems.push(`preset ${quote(raw)} is unknown: use one of ${presets.join(', ')}`);
+      if (!presets.includes(raw)) problems.push(t('link.presetUnknown', { value: quote(raw), list: presets.join(', ') }));
       continue;
     }
-    if (!field) { problems.push(`${quote(key)} is not a field of a playground link: ignored`); continue; }
-    if (field.type === 'string' && raw.length > MAX_LINK_TEXT) problems.push(`${key} is ${raw.length} characters long: a link holds at most ${MAX_LINK_TEXT}`);
-    if (field.type === 'enum' && !field.values.includes(raw)) problems.push(`${key} ${quote(raw)} must be one of ${field.values.join(', ')}`);
-    if (field.type === 'bool' && !['0', '1', 'true', 'false'].includes(raw)) problems.push(`${key} ${quote(raw)} must be 0 or 1`);
+    if (!field) { problems.push(t('link.notField', { key: quote(key) })); continue; }
+    if (field.type === 'string' && raw.length > MAX_LINK_TEXT) problems.push(t('link.tooLong', { key, n: raw.length, max: MAX_LINK_TEXT }));
+    if (field.type === 'enum' && !field.values.includes(raw)) problems.push(t('link.enum', { key, value: quote(raw), list: field.values.join(', ') }));
+    if (field.type === 'bool' && !['0', '1', 'true', 'false'].includes(raw)) problems.push(t('link.bool', { key, value: quote(raw) }));
     if (field.type === 'int') {
       const v = Number(raw);
-      if (!Number.isInteger(v) || v < field.min || v > field.max) problems.push(`${key} ${quote(raw)} must be a whole number from ${field.min} to ${field.max}`);
+      if (!Number.isInteger(v) || v < field.min || v > field.max) problems.push(t('link.int', { key, value: quote(raw), min: field.min, max: field.max }));
     }
     if (field.type === 'object') {
       let ok = false;
       try { ok = validConfig(JSON.parse(raw)); } catch { ok = false; }
-      if (!ok) problems.push(`${key} ${quote(raw)} must be JSON like {"MultiHeadAttention": {"d_model": 64, "num_heads": 4}}`);
+      if (!ok) problems.push(t('link.config', { key, value: quote(raw) }));
     }
-    if (key === 'module' && modules && !modules.includes(raw)) problems.push(`module ${quote(raw)} is unknown: use one of ${modules.join(', ')}`);
+    if (key === 'module' && modules && !modules.includes(raw)) problems.push(t('link.moduleUnknown', { value: quote(raw), list: modules.join(', ') }));
   }
   return problems;
 }

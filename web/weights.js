@@ -4,6 +4,8 @@
 // row i of its embedding table), which the Transformer's plan (scenario.js) maps typed tokens
 // through. The URL records only the file's name (state.weights): a shared link asks for the file.
 
+import { t } from './i18n.js';
+
 // Reads a file (or any ArrayBuffer) and lists it with the core; throws the core's Error for a
 // damaged file. Returns {name, bytes, tensors: [{name, dtype, shape}]}.
 export function loadWeightsFromBuffer(core, name, arrayBuffer) {
@@ -18,16 +20,16 @@ export function parseVocab(name, text) {
   try {
     v = JSON.parse(text);
   } catch (e) {
-    throw new Error(`vocabulary '${name}' is not valid JSON (${e.message})`);
+    throw new Error(t('weights.badJson', { name, message: e.message }));
   }
   const tokens = Array.isArray(v) ? v : v?.tokens;
   if (!Array.isArray(tokens) || tokens.length === 0 || !tokens.every((t) => typeof t === 'string')) {
-    throw new Error(`vocabulary '${name}' must be {"tokens": ["<pad>", "the", ...]}: token i names row i of the embedding table`);
+    throw new Error(t('weights.badVocab', { name }));
   }
   const seen = new Set();
-  for (const t of tokens) {
-    if (seen.has(t)) throw new Error(`vocabulary '${name}' lists '${t}' twice: each token names one embedding row`);
-    seen.add(t);
+  for (const token of tokens) {
+    if (seen.has(token)) throw new Error(t('weights.twice', { name, token }));
+    seen.add(token);
   }
   return tokens;
 }
@@ -40,7 +42,7 @@ export function vocabFromTokens(tokens) {
 
 // Wires the picker (input + drop zone) and renders the listing. onChange(weights | null, error)
 // is called when a file was loaded, refused, or cleared; weights is {name, bytes, tensors,
-// vocab?, vocabName?}. Returns {render, loadBuffer(name, bytes), loadVocab(name, text)}.
+// vocab?, vocabName?}. Returns {render, refresh (on a language switch), loadBuffer(name, bytes), loadVocab(name, text)}.
 export function createWeightsPicker(core, els, onChange) {
   let current = null;
   const render = (w) => {
@@ -50,13 +52,13 @@ export function createWeightsPicker(core, els, onChange) {
     body.replaceChildren();
     if (els.vocab) {
       els.vocab.textContent = w?.vocab
-        ? `Vocabulary ${w.vocabName}: ${w.vocab.length} tokens (${w.vocab.slice(0, 8).join(' ')}${w.vocab.length > 8 ? ' …' : ''})`
+        ? t('weights.vocab', { name: w.vocabName, n: w.vocab.length, tokens: `${w.vocab.slice(0, 8).join(' ')}${w.vocab.length > 8 ? ' …' : ''}` })
         : '';
     }
     if (!w) return;
-    for (const t of w.tensors) {
+    for (const tensor of w.tensors) {
       const tr = body.insertRow();
-      for (const text of [t.name, t.dtype, `[${t.shape.join(', ')}]`]) tr.insertCell().textContent = text;
+      for (const text of [tensor.name, tensor.dtype, `[${tensor.shape.join(', ')}]`]) tr.insertCell().textContent = text;
     }
   };
   // The one way in, for a picked or dropped file and for bytes fetched elsewhere (the embed's
@@ -70,7 +72,7 @@ export function createWeightsPicker(core, els, onChange) {
     } catch (e) {
       current = null;
       render(null);
-      onChange(null, new Error(`weights '${name}': ${e.message}`));
+      onChange(null, new Error(t('weights.error', { name, message: e.message })));
       return false;
     }
   };
@@ -78,7 +80,7 @@ export function createWeightsPicker(core, els, onChange) {
   // and shows why.
   const loadVocab = (name, text) => {
     if (!current) {
-      onChange(null, new Error(`weights: load the model's .safetensors before (or together with) its vocabulary '${name}'`));
+      onChange(null, new Error(t('weights.vocabFirst', { name })));
       return false;
     }
     try {
@@ -87,7 +89,7 @@ export function createWeightsPicker(core, els, onChange) {
       onChange(current, null);
       return true;
     } catch (e) {
-      onChange(current, new Error(`weights: ${e.message}`));
+      onChange(current, new Error(t('weights.vocabError', { message: e.message })));
       return false;
     }
   };
@@ -112,5 +114,5 @@ export function createWeightsPicker(core, els, onChange) {
     render(null);
     onChange(null, null);
   });
-  return { render, loadBuffer, loadVocab };
+  return { render, refresh: () => render(current), loadBuffer, loadVocab };
 }

@@ -23,12 +23,14 @@ export async function startServer() {
   return { url: `http://127.0.0.1:${port}/`, close: () => server.close() };
 }
 
-export async function launch() {
+// options.locale: the browser's language (navigator.languages), e.g. 'zh-CN'; default Chromium's en-US.
+export async function launch({ locale } = {}) {
   const userDataDir = mkdtempSync(join(tmpdir(), 'attn-chromium-'));
   const context = await chromium.launchPersistentContext(userDataDir, {
     executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
     headless: true,
     args: chromiumArgs,
+    ...(locale ? { locale } : {}),
   });
   return {
     context,

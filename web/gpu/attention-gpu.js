@@ -7,7 +7,10 @@
 //   const r = await gpu.runScenario(core, scenario, { weights: { b: 0, h: 0 } });
 //   r.output, r.attentionWeights (the chosen heads), r.ms
 //
-// gpuSupport(scenario) tells which scenarios the GPU path covers (and why not, otherwise).
+// gpuSupport(scenario) tells which scenarios the GPU path covers (and why not, otherwise, in the
+// page's language: ../i18n.js).
+
+import { t } from '../i18n.js';
 
 const SHADERS = {
   common: new URL('./attention-common.wgsl', import.meta.url),
@@ -68,11 +71,11 @@ const MODULES = {
 // {ok: true} or {ok: false, reason} for a scenario object.
 export function gpuSupport(scenario) {
   const make = MODULES[scenario.module];
-  if (!make) return { ok: false, reason: `${scenario.module} has no WebGPU path (the attention modules with one set of projections and scaled_dot_product_attention do)` };
+  if (!make) return { ok: false, reason: t('gpu.noPath', { module: scenario.module }) };
   const m = make(scenario.config ?? {});
-  if (scenario.train && m.dropout > 0) return { ok: false, reason: 'dropout in train mode runs on the WASM core only (it needs PyTorch\'s random stream)' };
+  if (scenario.train && m.dropout > 0) return { ok: false, reason: t('gpu.dropout') };
   const dv = m.Dv ?? m.Dk;
-  if (m.Dk > MAX_HEAD_DIM || dv > MAX_HEAD_DIM) return { ok: false, reason: `head dim ${Math.max(m.Dk, dv)} is above the GPU kernels' ${MAX_HEAD_DIM}` };
+  if (m.Dk > MAX_HEAD_DIM || dv > MAX_HEAD_DIM) return { ok: false, reason: t('gpu.headDim', { dim: Math.max(m.Dk, dv), max: MAX_HEAD_DIM }) };
   return { ok: true };
 }
 
@@ -196,11 +199,13 @@ async function loadText(url) {
 }
 
 export class GpuAttention {
-  // Throws an Error saying why when WebGPU is not there (no navigator.gpu, no adapter).
+  // Throws an Error saying why when WebGPU is not there (no navigator.gpu, no adapter); its `key`
+  // names the message, so the page can show it again in another language.
   static async create({ onLost } = {}) {
-    if (typeof navigator === 'undefined' || !navigator.gpu) throw new Error('WebGPU is not available in this browser (navigator.gpu is missing)');
+    const absent = (key) => Object.assign(new Error(t(key)), { key });
+    if (typeof navigator === 'undefined' || !navigator.gpu) throw absent('gpu.noNavigator');
     const adapter = await navigator.gpu.requestAdapter();
-    if (!adapter) throw new Error('WebGPU is available but gave no adapter');
+    if (!adapter) throw absent('gpu.noAdapter');
     const limits = {};
     for (const k of ['maxStorageBufferBindingSize', 'maxBufferSize']) limits[k] = adapter.limits[k];
     const device = await adapter.requestDevice({ requiredLimits: limits });

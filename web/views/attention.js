@@ -3,17 +3,17 @@
 // selectors for the map (Transformer layers), batch item and head. attention-data.js finds the maps.
 
 import { scaleFor } from '../colors.js';
+import { i18nLabel, i18nText, t } from '../i18n.js';
 import { formatValue, slice2d } from '../tensor.js';
 import { createHeatmap } from './heatmap.js';
 import { lazyDraw } from './lazy.js';
 import { createLines } from './lines.js';
 import { createValueTable } from './value-table.js';
 
-function labelled(text, control) {
+function labelled(key, control) {
   const label = document.createElement('label');
   label.className = 'inline';
-  const span = document.createElement('span');
-  span.textContent = text;
+  const span = i18nText(document.createElement('span'), key);
   label.append(span, control);
   return label;
 }
@@ -39,15 +39,15 @@ export function createAttentionView(container) {
   batchSelect.id = 'attention-batch';
   const headSelect = document.createElement('select');
   headSelect.id = 'attention-head';
-  const sourceLabel = labelled('Map', sourceSelect);
-  const batchLabel = labelled('Batch item', batchSelect);
-  const headLabel = labelled('Head', headSelect);
+  const sourceLabel = labelled('attn.map', sourceSelect);
+  const batchLabel = labelled('ui.batchItem', batchSelect);
+  const headLabel = labelled('attn.head', headSelect);
   controls.append(sourceLabel, batchLabel, headLabel);
 
   const thumbs = document.createElement('div');
   thumbs.className = 'thumbs';
   thumbs.setAttribute('role', 'group');
-  thumbs.setAttribute('aria-label', 'All heads (click one to show it)');
+  i18nLabel(thumbs, 'attn.allHeads');
 
   const grid = document.createElement('div');
   grid.className = 'attention-grid';
@@ -63,17 +63,17 @@ export function createAttentionView(container) {
   const legendText = document.createElement('span');
   legend.append('0 ', ramp, ' 1', ' · ', hatch, legendText);
   const heatmap = createHeatmap({ className: 'attention', onCell: (r) => { ui.query = r; draw(); } });
-  const table = createValueTable('Attention weights as a table');
+  const table = createValueTable('attn.table');
   figure.append(caption, heatmap.element, legend, table.element);
   const linesFigure = document.createElement('figure');
   const linesCaption = document.createElement('figcaption');
-  linesCaption.textContent = 'Token to token: line opacity = weight';
+  i18nText(linesCaption, 'attn.linesCaption');
   const lines = createLines({ onQuery: (q) => { if (ui.query !== q) { ui.query = q; draw(); } } });
   linesFigure.append(linesCaption, lines.element);
   grid.append(figure, linesFigure);
   const empty = document.createElement('p');
   empty.className = 'hint';
-  empty.textContent = 'This module computes no attention weights (see its steps below).';
+  i18nText(empty, 'attn.none');
   container.append(controls, thumbs, grid, empty);
 
   const ui = { source: null, batch: 0, head: 0, query: null };
@@ -94,10 +94,9 @@ export function createAttentionView(container) {
       const button = document.createElement('button');
       button.type = 'button';
       button.className = 'thumb';
-      button.setAttribute('aria-label', `Show head ${h}`);
+      i18nLabel(button, 'attn.showHead', { h });
       const view = createHeatmap({ thumb: true });
-      const label = document.createElement('span');
-      label.textContent = `head ${h}`;
+      const label = i18nText(document.createElement('span'), 'attn.headN', { h });
       button.append(view.element, label);
       button.addEventListener('click', () => { ui.head = h; draw(); });
       return { button, view };
@@ -130,7 +129,7 @@ export function createAttentionView(container) {
     fillOptions(batchSelect, Array.from({ length: B }, (_, b) => ({ value: b, text: words(b) ? `${b}: ${words(b)}…` : String(b) })));
     batchSelect.value = String(ui.batch);
     batchLabel.hidden = B < 2;
-    fillOptions(headSelect, Array.from({ length: H }, (_, h) => ({ value: h, text: `head ${h}` })));
+    fillOptions(headSelect, Array.from({ length: H }, (_, h) => ({ value: h, text: t('attn.headN', { h }) })));
     headSelect.value = String(ui.head);
 
     const axes = { row: dims.indexOf('seq_q'), col: dims.indexOf('seq_k') };
@@ -142,25 +141,28 @@ export function createAttentionView(container) {
     const masked = mask ? (r, c) => mask.at(b, r, c) : null;
     if (ui.query != null && ui.query >= slice.rows) ui.query = null;
     const scale = scaleFor(tensor.data, { probabilities: true });
-    const headText = H > 1 ? `head ${ui.head} of ${H}` : 'single head';
-    caption.textContent = `${tensor.name}: ${headText}${B > 1 ? `, batch item ${b}` : ''} · rows: queries, columns: keys`;
-    legendText.textContent = mask ? ` masked (${mask.kind})` : ' no mask';
+    const headText = H > 1 ? t('attn.headOf', { h: ui.head, H }) : t('attn.singleHead');
+    caption.textContent = B > 1 ? t('attn.captionBatch', { name: tensor.name, head: headText, b }) : t('attn.caption', { name: tensor.name, head: headText });
+    legendText.textContent = mask ? t('attn.masked', { kind: mask.kind }) : t('attn.noMask');
     hatch.hidden = !mask;
     figure.dataset.head = String(ui.head);
     heatmap.update({
       slice, scale, width: Math.min(data.width, 560), rowLabels: qLabels, colLabels: kLabels, masked,
       highlightRow: ui.query, values: slice.cols <= 8,
-      label: `Attention weights, ${headText}, ${slice.rows} queries × ${slice.cols} keys`,
-      describeCell: (r, c, v) => `query “${qLabels[r]}” → key “${kLabels[c]}”: ${formatValue(v)}${masked?.(r, c) ? ' (masked)' : ''}`,
+      label: t('attn.label', { head: headText, rows: slice.rows, cols: slice.cols }),
+      describeCell: (r, c, v) => {
+        const text = t('attn.cell', { q: qLabels[r], k: kLabels[c], v: formatValue(v) });
+        return masked?.(r, c) ? t('ui.masked', { text }) : text;
+      },
     });
-    table.update({ slice, rowLabels: qLabels, colLabels: kLabels, masked, caption: `${tensor.name}, ${headText}`, corner: 'query \\ key' });
+    table.update({ slice, rowLabels: qLabels, colLabels: kLabels, masked, caption: `${tensor.name}, ${headText}`, corner: t('attn.corner') });
     lines.update({ rows: slice.rows, cols: slice.cols, data: slice.data, qLabels, kLabels, query: ui.query, masked, width: Math.min(data.width, 560), label: `${tensor.name}, ${headText}` });
 
     buildThumbs(H > 1 ? H : 0);
-    thumbViews.forEach((t, h) => {
+    thumbViews.forEach((thumb, h) => {
       const s = slice2d(tensor, axes, dims.map((d) => (d === 'batch' ? b : d === 'heads' ? h : 0)));
-      t.view.update({ slice: s, scale, width: 72, masked, label: `head ${h}` });
-      t.button.setAttribute('aria-pressed', h === ui.head ? 'true' : 'false');
+      thumb.view.update({ slice: s, scale, width: 72, masked, label: t('attn.headN', { h }) });
+      thumb.button.setAttribute('aria-pressed', h === ui.head ? 'true' : 'false');
     });
   }
 

@@ -1,6 +1,8 @@
 // Prints the on-screen checks (../checks.js computes them): a heading per kind of check, one line
 // per tensor with a tick or a cross and the actual numbers.
 
+import { t } from '../i18n.js';
+
 export function createChecksView(list) {
   return {
     update(groups) {
@@ -16,7 +18,7 @@ export function createChecksView(list) {
           const mark = document.createElement('span');
           mark.className = 'mark';
           mark.textContent = item.ok === null ? 'ℹ' : item.ok ? '✓' : '✗';
-          mark.setAttribute('aria-label', item.ok === null ? 'note' : item.ok ? 'passes' : 'fails');
+          mark.setAttribute('aria-label', t(item.ok === null ? 'check.note' : item.ok ? 'check.passes' : 'check.fails'));
           row.append(mark, ` ${item.text}`);
           return row;
         }));

@@ -1,25 +1,30 @@
 // The code panel: the selected step's PyTorch line (the seed's code) and the C++ call that computed
 // it in the core, each with a copy button. Step cards select a step (step-card.js, "Code").
+// The captions around the code are in the page's language (i18n.js); the code itself is not.
 
-function block(title) {
+import { i18nText, t } from '../i18n.js';
+
+// titleKey: the message naming the block ('code.python', 'code.cpp').
+function block(titleKey) {
   const wrap = document.createElement('div');
   wrap.className = 'code-block';
   const head = document.createElement('div');
   head.className = 'code-head';
-  const h = document.createElement('h3');
-  h.textContent = title;
+  const h = i18nText(document.createElement('h3'), titleKey);
   const button = document.createElement('button');
   button.type = 'button';
   button.className = 'small';
-  button.textContent = 'Copy';
-  button.setAttribute('aria-label', `Copy the ${title} line`);
+  i18nText(button, 'code.copy');
   head.append(h, button);
   const pre = document.createElement('pre');
   const code = document.createElement('code');
   pre.append(code);
   wrap.append(head, pre);
   button.addEventListener('click', () => copy(code.textContent, button));
-  return { wrap, code };
+  // The button's label names the block in the current language.
+  const relabel = () => button.setAttribute('aria-label', t('code.copyLine', { title: t(titleKey) }));
+  relabel();
+  return { wrap, code, relabel };
 }
 
 async function copy(text, button) {
@@ -33,27 +38,29 @@ async function copy(text, button) {
     sel.removeAllRanges();
     sel.addRange(range);
   }
-  button.textContent = 'Copied';
-  setTimeout(() => { button.textContent = 'Copy'; }, 1200);
+  button.textContent = t('code.copied');
+  setTimeout(() => { button.textContent = t('code.copy'); }, 1200);
 }
 
 export function createCodePanel(container) {
   const title = document.createElement('p');
   title.className = 'code-title';
-  const py = block('PyTorch (the seed)');
-  const cpp = block('C++ (the core)');
+  const py = block('code.python');
+  const cpp = block('code.cpp');
   py.code.dataset.testid = 'code-python';
   cpp.code.dataset.testid = 'code-cpp';
   container.append(title, py.wrap, cpp.wrap);
   return {
     // step: {name, code, cpp} or null; index: its position in the pipeline
     update(step, index) {
+      py.relabel();
+      cpp.relabel();
       if (!step) {
-        title.textContent = 'This module traced no steps.';
+        title.textContent = t('code.none');
         py.code.textContent = cpp.code.textContent = '';
         return;
       }
-      title.textContent = `Step ${index + 1}: ${step.name}`;
+      title.textContent = t('code.step', { n: index + 1, name: step.name });
       if (py.code.textContent !== step.code) py.code.textContent = step.code;
       if (cpp.code.textContent !== step.cpp) cpp.code.textContent = step.cpp;
     },

@@ -2,6 +2,8 @@
 // named as in the seed (d_in, num_heads, qkv_bias, ...), with its range and help text. Every
 // keystroke reports the parsed value (NaN while a number is half-typed) through onChange.
 
+import { lang, t, tCore } from '../i18n.js';
+
 let uid = 0;
 
 function parse(arg, input) {
@@ -15,10 +17,12 @@ function parse(arg, input) {
 
 export function createArgsForm(container, onChange) {
   let moduleId = null;
+  let builtIn = null;   // the language the fields were built in: a switch rebuilds them
   const inputs = new Map();
 
   function build(info, config) {
     moduleId = info.id;
+    builtIn = lang();
     inputs.clear();
     const fields = info.args.map((arg) => {
       const id = `arg-${arg.name}-${++uid}`;
@@ -38,7 +42,7 @@ export function createArgsForm(container, onChange) {
       help.className = 'hint';
       help.id = `${id}-help`;
       const range = arg.type === 'bool' ? '' : ` (${arg.min}…${arg.max})`;
-      help.textContent = `${arg.help}${range}`;
+      help.textContent = `${tCore(arg.help)}${range}`;
       input.setAttribute('aria-describedby', help.id);
       if (arg.type === 'bool') {
         input.type = 'checkbox';
@@ -48,7 +52,7 @@ export function createArgsForm(container, onChange) {
         input.inputMode = arg.type === 'int' ? 'numeric' : 'decimal';
         input.autocomplete = 'off';
         input.spellcheck = false;
-        if (arg.name === 'vocab_size') input.placeholder = 'auto';
+        if (arg.name === 'vocab_size') input.placeholder = t('arg.auto');
         field.append(label, input, help);
       }
       input.addEventListener(arg.type === 'bool' ? 'change' : 'input', () => onChange(arg.name, parse(arg, input)));
@@ -71,7 +75,7 @@ export function createArgsForm(container, onChange) {
 
   return {
     update(info, config) {
-      if (info.id !== moduleId) build(info, config);
+      if (info.id !== moduleId || builtIn !== lang()) build(info, config);
       else set(config);
     },
   };

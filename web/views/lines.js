@@ -2,6 +2,7 @@
 // per pair whose opacity is the attention weight. Hover or arrow keys pick a query; its lines stand
 // out and the readout names the keys it attends to most. attention.js feeds it one head's weights.
 
+import { t } from '../i18n.js';
 import { formatValue } from '../tensor.js';
 import { createCanvasBox } from './canvas-fit.js';
 import { CANVAS_OPTIONS } from './heatmap.js';
@@ -89,7 +90,7 @@ export function createLines({ onQuery }) {
     const { rows, cols, data, qLabels, kLabels, query } = view;
     if (query == null || query >= rows) return '';
     const ranked = Array.from({ length: cols }, (_, k) => [k, data[query * cols + k]]).sort((a, b) => b[1] - a[1]).slice(0, 3);
-    return `“${qLabels[query]}” attends most to ${ranked.map(([k, v]) => `“${kLabels[k]}” (${formatValue(v, 3)})`).join(', ')}`;
+    return t('lines.summary', { q: qLabels[query], keys: ranked.map(([k, v]) => t('lines.key', { k: kLabels[k], v: formatValue(v, 3) })).join(t('lines.separator')) });
   }
 
   return {
@@ -97,7 +98,7 @@ export function createLines({ onQuery }) {
     // v: {rows, cols, data (rows×cols), qLabels, kLabels, query (row or null), masked?, width, label}
     update(v) {
       view = v;
-      canvas.setAttribute('aria-label', `${v.label}: lines from each query token to the key tokens it attends to; arrow keys pick a query`);
+      canvas.setAttribute('aria-label', t('lines.label', { label: v.label }));
       draw();
       const text = summary();
       if (readout.textContent !== text) readout.textContent = text;

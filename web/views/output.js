@@ -2,6 +2,7 @@
 // its first columns to 4 decimals, for the batch item chosen. The journey preset's row for
 // "journey" reads 0.3061 0.8210, as in the book.
 
+import { i18nText, t } from '../i18n.js';
 import { formatValue, namedShape } from '../tensor.js';
 
 const SHOWN = 8;
@@ -11,8 +12,7 @@ export function createOutputView(container) {
   head.className = 'shape';
   const label = document.createElement('label');
   label.className = 'inline';
-  const span = document.createElement('span');
-  span.textContent = 'Batch item';
+  const span = i18nText(document.createElement('span'), 'ui.batchItem');
   const select = document.createElement('select');
   label.append(span, select);
   const scroll = document.createElement('div');
@@ -58,7 +58,7 @@ export function createOutputView(container) {
     }
     if (C > n) {
       const th = document.createElement('th');
-      th.textContent = `… ${C - n} more`;
+      th.textContent = t('ui.more', { n: C - n });
       tr.append(th);
     }
     const thead = document.createElement('thead');

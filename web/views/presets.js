@@ -1,4 +1,5 @@
-// The preset buttons: one click loads a seed's scenario (../presets.js defines them).
+// The preset buttons: one click loads a seed's scenario (../presets.js defines them). Called
+// again on a language switch: labels and help are in the current language.
 
 export function createPresetButtons(container, presets, onPick) {
   container.replaceChildren(...presets.map((p) => {

@@ -1,18 +1,21 @@
 // The "softmax of typed numbers" card (the page's first slice): type scores, see
 // torch.softmax(scores, dim=-1) computed by the core, one bar per entry and the sum.
 
+import { t } from '../i18n.js';
+
 // "2, 1 0.1" -> [2, 1, 0.1]; throws an Error naming the first token that is not a number.
 export function parseNumbers(text) {
   const tokens = text.split(/[\s,]+/).filter(Boolean);
-  if (tokens.length === 0) throw new Error('type at least one number');
-  return tokens.map((t, i) => {
-    const v = Number(t);
-    if (!Number.isFinite(v)) throw new Error(`"${t}" (item ${i + 1}) is not a finite number`);
+  if (tokens.length === 0) throw new Error(t('softmax.empty'));
+  return tokens.map((token, i) => {
+    const v = Number(token);
+    if (!Number.isFinite(v)) throw new Error(t('softmax.notNumber', { token, i: i + 1 }));
     return v;
   });
 }
 
 // els: {input, rows (tbody), sum, error}; onResult(result) is told of each good result.
+// Returns {recompute} (main.js calls it on a language switch).
 export function createSoftmaxCard(core, els, onResult) {
   function draw(xs, ys) {
     els.rows.replaceChildren(...xs.map((x, i) => {
@@ -51,4 +54,5 @@ export function createSoftmaxCard(core, els, onResult) {
   els.input.disabled = false;
   els.input.addEventListener('input', recompute);
   recompute();
+  return { recompute };
 }

@@ -3,6 +3,7 @@
 // slice with selectors for the other dims (batch, heads, ...). pipeline.js keeps one per step.
 
 import { scaleFor } from '../colors.js';
+import { i18nText, t } from '../i18n.js';
 import { describeChange } from '../shapes.js';
 import { formatValue, heatmapAxes, namedShape, slice2d } from '../tensor.js';
 import { createHeatmap } from './heatmap.js';
@@ -30,7 +31,7 @@ export function createStepCard({ onSelect }) {
   const codeButton = document.createElement('button');
   codeButton.type = 'button';
   codeButton.className = 'small';
-  codeButton.textContent = 'Code';
+  i18nText(codeButton, 'step.code');
   codeButton.setAttribute('aria-pressed', 'false');
   header.append(index, title, codeButton);
 
@@ -114,9 +115,10 @@ export function createStepCard({ onSelect }) {
       const idx = at.map((x, i) => (i === axes.row ? r : i === axes.col ? c : x)).join(', ');
       const rl = rowLabels ? ` ${rowDim} "${rowLabels[r]}"` : '';
       const cl = colLabels ? ` ${colDim} "${colLabels[c]}"` : '';
-      return `${step.name}[${idx}] = ${formatValue(v)}${rl}${cl}${masked?.(r, c) ? ' (masked)' : ''}`;
+      const text = `${step.name}[${idx}] = ${formatValue(v)}${rl}${cl}`;
+      return masked?.(r, c) ? t('ui.masked', { text }) : text;
     };
-    const label = `Heatmap of ${step.name}[${where}], ${slice.rows} × ${slice.cols}`;
+    const label = t('step.heatmap', { name: step.name, where, rows: slice.rows, cols: slice.cols });
     heatmap.update({
       slice, scale: ctx.scale, width: ctx.width, rowLabels, colLabels, masked, describeCell, label,
       values: slice.cols <= 8 && slice.rows <= 16,
@@ -136,7 +138,7 @@ export function createStepCard({ onSelect }) {
       if (root.dataset.shape !== shapeJson) root.dataset.shape = shapeJson;
       root.classList.toggle('selected', !!c.selected);
       codeButton.setAttribute('aria-pressed', c.selected ? 'true' : 'false');
-      codeButton.setAttribute('aria-label', `Show the code of ${s.name}`);
+      codeButton.setAttribute('aria-label', t('step.showCode', { name: s.name }));
       setText(index, String(c.index + 1));
       setText(name, s.name);
       setText(shape, namedShape(s.dims, s.shape));

@@ -1,6 +1,7 @@
 // The token chips under a text box: each token as typed (set as text, never HTML) with its id in
 // the vocabulary. main.js gives it the tokens from tokenize.js and the ids from the plan.
 
+import { lang, t } from '../i18n.js';
 import { PAD, tokenLabel } from '../tokenize.js';
 
 export function createChips(list) {
@@ -8,7 +9,7 @@ export function createChips(list) {
   return {
     // tokens: strings; ids: numbers or null (no vocabulary yet); padTo: pad chips up to this length
     update(tokens, ids, padTo = tokens.length) {
-      const next = `${tokens.join('\u0000')}|${ids?.join(',') ?? ''}|${padTo}`;
+      const next = `${tokens.join('\u0000')}|${ids?.join(',') ?? ''}|${padTo}|${lang()}`;
       if (next === key) return;
       key = next;
       const chips = tokens.map((t, i) => chip(tokenLabel(t), ids?.[i]));
@@ -22,15 +23,15 @@ function chip(text, id, extra = '') {
   const li = document.createElement('li');
   li.className = `chip ${extra}`.trim();
   li.dataset.testid = extra === 'pad' ? 'pad' : 'token';
-  const t = document.createElement('span');
-  t.className = 'chip-text';
-  t.textContent = text;
-  li.append(t);
+  const label = document.createElement('span');
+  label.className = 'chip-text';
+  label.textContent = text;
+  li.append(label);
   if (id != null) {
     const sub = document.createElement('span');
     sub.className = 'chip-id';
     sub.textContent = String(id);
-    sub.setAttribute('aria-label', `id ${id}`);
+    sub.setAttribute('aria-label', t('chip.id', { id }));
     li.append(sub);
   }
   return li;

@@ -2,15 +2,17 @@
 // that builds its <table> only while open (a table per step on every keystroke would cost more
 // than the whole recompute). heatmap.js draws the same slice.
 
+import { i18nText, t } from '../i18n.js';
 import { formatValue } from '../tensor.js';
 
 const MAX_CELLS = 4096;
 
-export function createValueTable(summary = 'Values as a table') {
+// summaryKey: the message (i18n.js) the <summary> shows.
+export function createValueTable(summaryKey = 'table.values') {
   const details = document.createElement('details');
   details.className = 'value-table';
   const sum = document.createElement('summary');
-  sum.textContent = summary;
+  i18nText(sum, summaryKey);
   const holder = document.createElement('div');
   holder.className = 'table-scroll';
   details.append(sum, holder);
@@ -24,7 +26,7 @@ export function createValueTable(summary = 'Values as a table') {
     const cols = Math.min(slice.cols, Math.max(1, Math.floor(MAX_CELLS / slice.rows)));
     const table = document.createElement('table');
     const cap = document.createElement('caption');
-    cap.textContent = cols < slice.cols ? `${caption} (first ${cols} of ${slice.cols} columns)` : caption;
+    cap.textContent = cols < slice.cols ? t('table.firstColumns', { caption, cols, total: slice.cols }) : caption;
     const head = document.createElement('tr');
     const corner = document.createElement('th');
     corner.scope = 'col';
@@ -48,7 +50,7 @@ export function createValueTable(summary = 'Values as a table') {
       for (let c = 0; c < cols; c++) {
         const td = document.createElement('td');
         const v = slice.data[r * slice.cols + c];
-        td.textContent = masked?.(r, c) ? `${formatValue(v)} (masked)` : formatValue(v);
+        td.textContent = masked?.(r, c) ? t('ui.masked', { text: formatValue(v) }) : formatValue(v);
         tr.append(td);
       }
       tbody.append(tr);

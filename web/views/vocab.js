@@ -1,6 +1,7 @@
 // The vocabulary table: each distinct token, its id, and its embedding row (the first few of its
 // d numbers) as nn.Embedding or the preset's table gives it. main.js collects the rows.
 
+import { t } from '../i18n.js';
 import { formatValue } from '../tensor.js';
 import { tokenLabel } from '../tokenize.js';
 
@@ -21,14 +22,14 @@ export function createVocabView(container) {
     update(v) {
       container.hidden = false;
       if (!v) {
-        caption.textContent = 'Inputs are drawn with torch.rand/randn: there is no vocabulary. The axes show positions.';
+        caption.textContent = t('vocab.random');
         table.replaceChildren();
         return;
       }
       caption.textContent = v.title;
       const n = Math.min(SHOWN, v.d);
       const head = document.createElement('tr');
-      for (const text of ['id', 'token', ...Array.from({ length: n }, (_, i) => `e[${i}]`), ...(v.d > n ? [`… ${v.d - n} more`] : [])]) {
+      for (const text of [t('vocab.id'), t('vocab.token'), ...Array.from({ length: n }, (_, i) => `e[${i}]`), ...(v.d > n ? [t('ui.more', { n: v.d - n })] : [])]) {
         const th = document.createElement('th');
         th.scope = 'col';
         th.textContent = text;
