@@ -1,17 +1,21 @@
 // <attention-playground>: a configured playground in a course page, in two lines of HTML:
 //   <script type="module" src="https://your.host/attention-playground/attention-playground.js"></script>
 //   <attention-playground preset="journey"></attention-playground>
-// Attributes (all optional): text, text2, module, preset, config (JSON of the module's arguments,
-// e.g. '{"d_model": 64, "num_heads": 4}'), seed, causal, train, tokenizer, backend, hide (controls
-// to hide, comma-separated: "module,seed"), embed (compact: no page header), lang (en | zh; default:
-// the browser's language), height (CSS length),
-// src (a JSON file of the same fields, e.g. {"module": "...", "config": {...}, "text": "..."}).
+// Attributes (all optional): every field of a playground link (web/state.js), among them text,
+// text2, module, preset, config (JSON of the module's arguments, e.g. '{"d_model": 64, "num_heads": 4}'),
+// seed, causal, train, tokenizer, backend, hide (controls to hide, comma-separated: "module,seed"),
+// steps (the step cards shown, comma-separated step names), step (the selected one), head, lang,
+// embed (compact: no page header; on by default); plus height (CSS length) and src (a JSON file of
+// the same fields, e.g. {"module": "...", "config": {...}, "text": "..."}). The page's
+// Share / Embed dialog writes the element for the view on screen.
 // Each element is the full page (index.html beside this script) in an iframe inside its own
 // shadow root: no CSS leaks in or out, any number of them on one page, each with its own core.
 // Works under `default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'`.
+import { schema } from './state.js';
+
 // Beside this script (built from a string so that bundlers leave the page itself alone).
 const PAGE = new URL('index.html', import.meta.url.replace(/[^/]*$/, ''));
-const FIELDS = ['text', 'text2', 'module', 'preset', 'seed', 'causal', 'train', 'tokenizer', 'backend', 'hide', 'embed', 'lang'];
+const FIELDS = ['preset', ...Object.keys(schema).filter((key) => key !== 'config')];
 
 function linkFor(fields) {
   const params = new URLSearchParams();
@@ -26,7 +30,8 @@ function linkFor(fields) {
 }
 
 class AttentionPlaygroundElement extends HTMLElement {
-  static get observedAttributes() { return [...FIELDS, 'config', 'src', 'height']; }
+  // HTML lower-cases attribute names (seqT is seqt); getAttribute does the same to its argument.
+  static get observedAttributes() { return [...FIELDS, 'config', 'src', 'height'].map((a) => a.toLowerCase()); }
 
   constructor() {
     super();

@@ -21,6 +21,8 @@ import { createChips } from './views/tokens.js';
 import { createVocabView } from './views/vocab.js';
 import { createWeightsPicker } from './weights.js';
 import { createBackend } from './backend.js';
+import { download, scenarioJSON } from './export.js';
+import { createShareDialog } from './share.js';
 import { i18nText, lang, pickLang, setLang, t, tCore, translatePage } from './i18n.js';
 
 const $ = (id) => document.getElementById(id);
@@ -141,15 +143,18 @@ async function main() {
     state.config[state.module] = { ...(state.config[state.module] ?? {}), [name]: value };
     recompute();
   });
-  const attention = createAttentionView($('attention'));
+  const attention = createAttentionView($('attention'), {
+    onView: ({ head, batch }) => { state.head = head; state.item = batch; saveHash(); },
+  });
+  attention.select({ head: state.head, batch: state.item });
   const checks = createChecksView($('checks'));
   const output = createOutputView($('output'));
   const vocab = createVocabView($('vocab'));
   const code = createCodePanel($('code-panel'));
-  let selected = null;
+  let selected = state.step || null;
   let last = null;   // {plan, result, info}: the last good state the views show
   const pipeline = createPipeline($('steps'), {
-    onSelect: (name) => { selected = name; draw(); $('code-card').scrollIntoView({ block: 'nearest' }); },
+    onSelect: (name) => { selected = state.step = name; draw(); saveHash(); $('code-card').scrollIntoView({ block: 'nearest' }); },
   });
 
   // Heatmap widths follow their columns; measured on resize only, never during a redraw.
@@ -242,7 +247,8 @@ async function main() {
     vocab.update(vocabData(plan, result));
     const index = steps.findIndex((s) => s.name === selected);
     code.update(steps[index] ?? null, index);
-    pipeline.update({ result, plan, width: widths.steps, selected });
+    const only = state.steps ? new Set(state.steps.split(',').map((s) => s.trim()).filter(Boolean)) : null;
+    pipeline.update({ result, plan, width: widths.steps, selected, only });
   }
 
   function updateChips(plan) {
@@ -317,6 +323,7 @@ async function main() {
         // A preset's table fits its own module only; other modules start from seeded embeddings.
         if (state.source === 'table') state.source = 'embedding';
         selected = null;
+        state.step = '';
       }
       if (key === 'source' && state.source === 'table' && !state.table) state.table = 'journey';
       if (key !== 'text' && key !== 'text2') syncControls();
@@ -397,6 +404,22 @@ async function main() {
       note.textContent = t('copy.manual', { url: location.href });
     }
   });
+  $('export-scenario').addEventListener('click', () => {
+    if (!last) return;
+    download(`${state.module}.scenario.json`, scenarioJSON(last.plan.main), 'application/json');
+  });
+  // Share / Embed: the controls a lesson can hide and the steps it can show.
+  createShareDialog({
+    open: $('share-open'), dialog: $('share-dialog'), hide: $('share-hide'), steps: $('share-steps'),
+    link: $('share-link'), element: $('share-element'), iframe: $('share-iframe'), close: $('share-close'),
+  }, () => ({
+    state: structuredClone(state),
+    controls: [...panel.querySelectorAll('[data-control]')].map((field) => ({
+      name: field.dataset.control.replace(/^arg:/, ''),
+      label: (field.querySelector('label, legend')?.textContent ?? field.dataset.control).trim().replace(/\s+/g, ' '),
+    })),
+    steps: (last?.result.steps ?? []).map((s) => s.name),
+  }));
   window.playground.link = () => { clearTimeout(hashTimer); history.replaceState(null, '', `#${toHash(state)}`); return location.href; };
   window.playground.state = () => structuredClone(state);
   window.playground.core = core;  // the loaded WASM core (bindings/attention.mjs API)

@@ -25,9 +25,13 @@ export const schema = {
   width: { type: 'int', default: 8, min: 1, max: 1024 },    // d for modules without a width argument
   config: { type: 'object', default: {} },
   weights: { type: 'string', default: '' },     // the name of a loaded safetensors file (never its data)
-  backend: { type: 'enum', values: ['auto', 'wasm', 'webgpu'], default: 'auto' },
+  backend: { type: 'enum', values: ['auto', 'wasm', 'webgpu'], default: 'auto' },   // auto: WebGPU when there is an adapter
   hide: { type: 'string', default: '' },        // lesson mode: controls hidden, comma-separated data-control names
-  embed: { type: 'bool', default: false },      // compact page inside <attention-playground> (no page header)  // auto: WebGPU when there is an adapter
+  embed: { type: 'bool', default: false },      // compact page inside <attention-playground> (no page header)
+  steps: { type: 'string', default: '' },       // lesson mode: the step cards shown, comma-separated step names ('' = all)
+  step: { type: 'string', default: '' },        // the selected step (code panel); '' = the first softmax
+  head: { type: 'int', default: 0, min: 0, max: 4095 },    // the attention view's head
+  item: { type: 'int', default: 0, min: 0, max: 255 },     // the attention view's batch item
   lang: { type: 'enum', values: ['en', 'zh'], default: '' },  // UI language; '' (absent) = the browser's (i18n.js)
 };
 

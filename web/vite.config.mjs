@@ -1,5 +1,5 @@
 // Vite serves web/ for `npm start` and builds the static site into dist/ for `npm run build`:
-// the playground (index.html), an example lesson page with three embedded demos (lesson.html),
+// the playground (index.html), an example lesson page with three embedded demos (examples/lesson.html),
 // and the <attention-playground> element at a fixed name (dist/attention-playground.js) for
 // course pages to load. The page imports ../bindings/attention.mjs, which loads
 // ../build/wasm/attention.{js,wasm}.
@@ -22,7 +22,7 @@ export default defineConfig({
     rollupOptions: {
       input: {
         index: `${root}/index.html`,
-        lesson: `${root}/lesson.html`,
+        lesson: `${root}/examples/lesson.html`,
         'attention-playground': `${root}/attention-playground.js`,
       },
       preserveEntrySignatures: 'exports-only',

@@ -10,6 +10,7 @@ import { after, before, test } from 'node:test';
 import { build } from 'vite';
 import { launch, openPage, startServer } from './harness.mjs';
 import { serveStatic } from './static-server.mjs';
+import { BUDGET_KB, firstLoad } from '../../scripts/measure-size.mjs';
 
 let dist, site, dev, browser;
 before(async () => {
@@ -34,7 +35,7 @@ test('the lesson page shows three independent demos under the strict CSP, with n
   await page.addInitScript(() => {
     document.addEventListener('securitypolicyviolation', (e) => console.error(`CSP violation: ${e.violatedDirective} ${e.blockedURI}`));
   });
-  await page.goto(`${site.url}lesson.html`);
+  await page.goto(`${site.url}examples/lesson.html`);
   const ids = ['demo-journey', 'demo-causal', 'demo-cross'];
   const frames = [];
   for (const id of ids) {
@@ -54,6 +55,8 @@ test('the lesson page shows three independent demos under the strict CSP, with n
     output: Array.from(window.playground.result().outputs[0].data.slice(0, 2)),
     embed: document.body.classList.contains('embed'),
     seedHidden: document.querySelector('[data-control="seed"]').classList.contains('author-hidden'),
+    steps: [...document.querySelectorAll('[data-testid="step"]')].filter((e) => !e.hidden).map((e) => e.dataset.step),
+    selected: document.querySelector('[data-testid="step"].selected')?.dataset.step,
   }))));
   assert.equal(summary[0].module, 'SelfAttention_v1');
   assert.ok(Math.abs(summary[0].output[0] - 0.2996) < 1e-4);  // the book's first context vector row
@@ -61,6 +64,10 @@ test('the lesson page shows three independent demos under the strict CSP, with n
   assert.equal(summary[2].module, 'SplitHeadsMultiHeadAttention');
   assert.ok(summary.every((s) => s.embed));
   assert.deepEqual(summary.map((s) => s.seedHidden), [false, true, false]);
+  // Demo 2 shows only the lesson's steps, with the author's selected one.
+  assert.deepEqual(summary[1].steps, ['queries_heads', 'attn_scores', 'attn_scores_masked', 'attn_weights', 'context_vec']);
+  assert.equal(summary[1].selected, 'attn_scores_masked');
+  assert.ok(summary[0].steps.length > 5, 'demo 1 shows every step');
   // Independent: typing into demo 2 changes demo 2 only.
   const before = await frames[0].evaluate(() => window.playground.result().outputs[0].data[0]);
   await frames[1].getByTestId('tokens-input').fill('a different sentence now');
@@ -88,11 +95,21 @@ test('a link round-trips the whole state, preset included', async () => {
   await page.locator('#module').selectOption('MultiHeadAttention');
   await page.getByTestId('tokens-input').fill('links keep everything');
   await page.locator('#causal').setChecked(false);
+  // The recompute of the last change has drawn its cards before a step is picked from them.
+  await page.waitForFunction(() => window.playground.result()?.module === 'MultiHeadAttention' && window.playground.result().outputs[0].shape[1] === 3);
+  await page.locator('[data-testid="step"][data-step="scores"] header button').click();
+  await page.locator('[data-testid="step"].selected[data-step="scores"]').waitFor();
+  await page.locator('#attention-head').selectOption('3');
   const link = await page.evaluate(() => window.playground.link());
   const state = await page.evaluate(() => window.playground.state());
   const { page: again } = await openPage(browser.context, link);
   assert.deepEqual(await again.evaluate(() => window.playground.state()), state);
   assert.equal(await again.getByTestId('tokens-input').inputValue(), 'links keep everything');
+  assert.equal(state.step, 'scores');
+  assert.equal(state.head, 3);
+  assert.equal(await again.locator('[data-testid="step"].selected').getAttribute('data-step'), 'scores');
+  assert.equal(await again.locator('#attention-head').inputValue(), '3');
+  assert.equal(await again.getByTestId('attention-heatmap').getAttribute('data-head'), '3');
   const { page: preset } = await openPage(browser.context, `${dev.url}#preset=journey`);
   assert.equal(await preset.evaluate(() => window.playground.result().module), 'SelfAttention_v1');
   assert.deepEqual(errors, []);
@@ -123,4 +140,15 @@ test('hostile or invalid link content is refused with a message and never inject
   assert.ok((await page.locator('#chips1 [data-testid="token"]').count()) > 0);
   assert.equal(await page.evaluate(() => window.playground.state().module), 'CausalMultiHeadAttention');
   assert.deepEqual(errors, []);
+});
+
+test(`the first load of the built page is at most ${BUDGET_KB} KB gzipped, every asset local`, async () => {
+  const files = await firstLoad(browser.context, site.url);
+  const total = files.reduce((sum, f) => sum + f.gzip, 0);
+  const types = new Set(files.map((f) => f.type));
+  for (const type of ['text/html', 'text/javascript', 'text/css', 'application/wasm']) assert.ok(types.has(type), `${type} among ${[...types]}`);
+  const foreign = files.filter((f) => f.origin !== new URL(site.url).origin);
+  assert.deepEqual(foreign, [], 'no asset from another origin (no CDN)');
+  console.log(`# first load: ${files.length} files, ${(total / 1000).toFixed(1)} KB gzipped (${(files.reduce((s, f) => s + f.raw, 0) / 1000).toFixed(1)} KB raw)`);
+  assert.ok(total <= BUDGET_KB * 1000, `${total} bytes gzipped`);
 });

@@ -43,7 +43,7 @@ test('typing a sentence shows token chips, each step with its shape, and the att
   assert.ok(await heatmap.isVisible());
   assert.match(await heatmap.locator('canvas').getAttribute('aria-label'), /6 queries × 6 keys/);
   // Its table alternative: token labels on both axes, the causal mask's cells exactly 0.
-  await heatmap.locator('summary').click();
+  await heatmap.locator('details.value-table summary').click();
   const table = heatmap.locator('table');
   assert.deepEqual(await table.locator('thead th').allTextContents(), ['query \\ key', 'the', 'cat', 'sat', 'on', 'the', 'mat']);
   assert.deepEqual(await table.locator('tbody th').allTextContents(), ['the', 'cat', 'sat', 'on', 'the', 'mat']);

@@ -277,4 +277,21 @@ export const en = {
   'weights.badJson': 'vocabulary \'{name}\' is not valid JSON ({message})',
   'weights.badVocab': 'vocabulary \'{name}\' must be {"tokens": ["<pad>", "the", ...]}: token i names row i of the embedding table',
   'weights.twice': 'vocabulary \'{name}\' lists \'{token}\' twice: each token names one embedding row',
+  // share.js, index.html's Share / Embed dialog
+  'page.share': 'Share / Embed',
+  'page.exportScenario': 'Scenario JSON',
+  'share.heading': 'Share / Embed this view',
+  'share.hint': 'Pick what students see; the link and the snippets update as you choose. The page itself is not changed.',
+  'share.hide': 'Hide these controls',
+  'share.steps': 'Show these steps',
+  'share.link': 'Link',
+  'share.element': 'Embed in a course page (`<attention-playground>`)',
+  'share.iframe': 'Embed as an iframe',
+  'share.copy': 'Copy',
+  'share.copied': 'Copied',
+  'share.close': 'Close',
+  // export.js
+  'export.menu': 'Export',
+  'export.tensorAs': 'Save this tensor as {format}',
+  'export.heatmapAs': 'Save this heatmap as {format}',
 };

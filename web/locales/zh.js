@@ -279,6 +279,23 @@ export const zh = {
   'weights.badJson': '词表“{name}”不是有效的 JSON（{message}）',
   'weights.badVocab': '词表“{name}”必须形如 {"tokens": ["<pad>", "the", ...]}：第 i 个词元对应嵌入表的第 i 行',
   'weights.twice': '词表“{name}”中“{token}”出现了两次：每个词元只能对应一行嵌入',
+  // share.js, index.html's Share / Embed dialog
+  'page.share': '分享 / 嵌入',
+  'page.exportScenario': '场景 JSON',
+  'share.heading': '分享 / 嵌入当前视图',
+  'share.hint': '选择学生能看到的内容；链接和代码片段会随你的选择更新。页面本身不会改变。',
+  'share.hide': '隐藏这些控件',
+  'share.steps': '显示这些步骤',
+  'share.link': '链接',
+  'share.element': '嵌入课程页面（`<attention-playground>`）',
+  'share.iframe': '以 iframe 嵌入',
+  'share.copy': '复制',
+  'share.copied': '已复制',
+  'share.close': '关闭',
+  // export.js
+  'export.menu': '导出',
+  'export.tensorAs': '将此张量保存为 {format}',
+  'export.heatmapAs': '将此热力图保存为 {format}',
 };
 
 // The core's listing (core.modules()): module summaries and argument help, by their English text.

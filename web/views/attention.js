@@ -3,6 +3,7 @@
 // selectors for the map (Transformer layers), batch item and head. attention-data.js finds the maps.
 
 import { scaleFor } from '../colors.js';
+import { createExportMenu } from '../export.js';
 import { i18nLabel, i18nText, t } from '../i18n.js';
 import { formatValue, slice2d } from '../tensor.js';
 import { createHeatmap } from './heatmap.js';
@@ -30,7 +31,7 @@ function fillOptions(select, items) {
   }));
 }
 
-export function createAttentionView(container) {
+export function createAttentionView(container, { onView = null } = {}) {
   const controls = document.createElement('div');
   controls.className = 'controls-row';
   const sourceSelect = document.createElement('select');
@@ -64,7 +65,11 @@ export function createAttentionView(container) {
   legend.append('0 ', ramp, ' 1', ' · ', hatch, legendText);
   const heatmap = createHeatmap({ className: 'attention', onCell: (r) => { ui.query = r; draw(); } });
   const table = createValueTable('attn.table');
-  figure.append(caption, heatmap.element, legend, table.element);
+  // Export the displayed head: its weights (JSON, CSV, .npy) and the heatmap (PNG, SVG).
+  let shown = null;   // {name, shape, dims, data} of the displayed slice
+  const exportMenu = createExportMenu({ tensor: () => shown, heatmap });
+  exportMenu.dataset.testid = 'attention-export';
+  figure.append(caption, heatmap.element, legend, table.element, exportMenu);
   const linesFigure = document.createElement('figure');
   const linesCaption = document.createElement('figcaption');
   i18nText(linesCaption, 'attn.linesCaption');
@@ -81,8 +86,10 @@ export function createAttentionView(container) {
   let thumbViews = [];
 
   sourceSelect.addEventListener('change', () => { ui.source = sourceSelect.value; draw(); });
-  batchSelect.addEventListener('change', () => { ui.batch = Number(batchSelect.value); draw(); });
-  headSelect.addEventListener('change', () => { ui.head = Number(headSelect.value); draw(); });
+  // The head and batch item shown are part of the page state (links open the same view).
+  const viewChanged = () => onView?.({ head: ui.head, batch: ui.batch });
+  batchSelect.addEventListener('change', () => { ui.batch = Number(batchSelect.value); draw(); viewChanged(); });
+  headSelect.addEventListener('change', () => { ui.head = Number(headSelect.value); draw(); viewChanged(); });
 
   function current() {
     return data.sources.find((s) => s.id === ui.source) ?? data.sources[0];
@@ -98,7 +105,7 @@ export function createAttentionView(container) {
       const view = createHeatmap({ thumb: true });
       const label = i18nText(document.createElement('span'), 'attn.headN', { h });
       button.append(view.element, label);
-      button.addEventListener('click', () => { ui.head = h; draw(); });
+      button.addEventListener('click', () => { ui.head = h; draw(); viewChanged(); });
       return { button, view };
     });
     thumbs.replaceChildren(...thumbViews.map((t) => t.button));
@@ -156,6 +163,7 @@ export function createAttentionView(container) {
       },
     });
     table.update({ slice, rowLabels: qLabels, colLabels: kLabels, masked, caption: `${tensor.name}, ${headText}`, corner: t('attn.corner') });
+    shown = { name: `${tensor.name}_b${b}_h${ui.head}`, shape: [slice.rows, slice.cols], dims: ['seq_q', 'seq_k'], data: slice.data };
     lines.update({ rows: slice.rows, cols: slice.cols, data: slice.data, qLabels, kLabels, query: ui.query, masked, width: Math.min(data.width, 560), label: `${tensor.name}, ${headText}` });
 
     buildThumbs(H > 1 ? H : 0);
@@ -172,6 +180,11 @@ export function createAttentionView(container) {
     update(d) {
       data = d;
       lazy.request();
+    },
+    // Show this head and batch item (a link's view); out-of-range values are clamped when drawn.
+    select({ head = ui.head, batch = ui.batch }) {
+      ui.head = head;
+      ui.batch = batch;
     },
   };
 }

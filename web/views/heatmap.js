@@ -238,6 +238,19 @@ export function createHeatmap({ className = '', thumb = false, onCell = null } =
   return {
     element: root,
     canvas,
+    view: () => view,
+    // The drawn heatmap alone (the canvas keeps spare room to grow into), on white, as a PNG blob.
+    png() {
+      const dpr = window.devicePixelRatio || 1;
+      const out = document.createElement('canvas');
+      out.width = Math.ceil(geom.w * dpr);
+      out.height = Math.ceil(geom.h * dpr);
+      const g = out.getContext('2d');
+      g.fillStyle = '#ffffff';
+      g.fillRect(0, 0, out.width, out.height);
+      g.drawImage(canvas, 0, 0, out.width, out.height, 0, 0, out.width, out.height);
+      return new Promise((resolve, reject) => out.toBlob((b) => (b ? resolve(b) : reject(new Error('the heatmap could not be encoded as PNG'))), 'image/png'));
+    },
     // data: {slice: {rows, cols, data}, scale, width, rowLabels?, colLabels?, masked?(r, c),
     //        label (for screen readers), describeCell?(r, c, v), highlightRow?, values? (numbers in cells)}
     update(data) {

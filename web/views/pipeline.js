@@ -9,8 +9,9 @@ import { createStepCard } from './step-card.js';
 export function createPipeline(list, { onSelect }) {
   const cards = [];
   return {
-    // result: the core's result; plan: scenario.js's plan; width: px for a heatmap; selected: step name
-    update({ result, plan, width, selected }) {
+    // result: the core's result; plan: scenario.js's plan; width: px for a heatmap; selected: step name;
+    // only: the step names a lesson shows (a Set), or null for all.
+    update({ result, plan, width, selected, only = null }) {
       const steps = result.steps ?? [];
       while (cards.length < steps.length) {
         const card = createStepCard({ onSelect });
@@ -28,6 +29,7 @@ export function createPipeline(list, { onSelect }) {
         cards[i].update(step, {
           index: i, prev, labels: stepLabels(plan, step.name), vocab, mask: plan.mask, width, selected: step.name === selected,
         });
+        cards[i].element.hidden = !!only && !only.has(step.name);
         prev = step;
       });
     },

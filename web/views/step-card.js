@@ -3,6 +3,7 @@
 // slice with selectors for the other dims (batch, heads, ...). pipeline.js keeps one per step.
 
 import { scaleFor } from '../colors.js';
+import { createExportMenu } from '../export.js';
 import { i18nText, t } from '../i18n.js';
 import { describeChange } from '../shapes.js';
 import { formatValue, heatmapAxes, namedShape, slice2d } from '../tensor.js';
@@ -47,7 +48,9 @@ export function createStepCard({ onSelect }) {
   selectors.className = 'selectors';
   const heatmap = createHeatmap({ onCell: null });
   const table = createValueTable();
-  root.append(header, shape, change, formula, selectors, heatmap.element, table.element);
+  // Export: the whole tensor (JSON, CSV, .npy) and the heatmap as drawn (PNG, SVG).
+  const exportMenu = createExportMenu({ tensor: () => step, heatmap });
+  root.append(header, shape, change, formula, selectors, heatmap.element, table.element, exportMenu);
 
   let step = null;
   let ctx = null;
