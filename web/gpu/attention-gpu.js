@@ -266,7 +266,7 @@ export class GpuAttention {
     const dims = this.buffer(new Uint32Array([M, N, K, bias ? 1 : 0]), GPUBufferUsage.UNIFORM);
     const b = bias ?? this.empty(1);
     temps.push(dims, b);
-    this.dispatch(pass, this.pipelines.linear, [dims, x, w, b, out], Math.ceil(N / 16), Math.ceil(M / 16));
+    this.dispatch(pass, this.pipelines.linear, [dims, x, w, b, out], Math.ceil(N / 32), Math.ceil(M / 32));   // 32 x 32 tiles (linear.wgsl)
   }
 
   params(plan, extra = {}) {
