@@ -11,7 +11,10 @@
 
 namespace attn::simd {
 
-template <class Arch>
+// MR_NT x NR_NT: gemm_nt's register tile; MR_NN x NV_NN vectors: gemm_nn's outer-product tile.
+// Accumulators + the B vectors + one A vector must fit the 16 vector registers; for WASM the
+// register allocator is V8's, which keeps fewer of them than a C++ compiler (kernels_wasm.cpp).
+template <class Arch, size_t MR_NT = 4, size_t NR_NT = 3, size_t MR_NN = 4, size_t NV_NN = 2>
 struct K {
   using B = xsimd::batch<float, Arch>;
   static constexpr size_t W = B::size;
@@ -54,7 +57,7 @@ struct K {
   }
   static void gemm_nt(float* C, const float* A, const float* Bm, const float* bias, size_t M, size_t N, size_t K,
                       size_t lda, size_t ldb, size_t ldc) {
-    constexpr size_t MR = 4, NR = 3;
+    constexpr size_t MR = MR_NT, NR = NR_NT;
     // Column panels of B small enough to stay in L2 while every row block of A streams past them.
     const size_t NC = std::max<size_t>(NR, (size_t{128} * 1024 / (sizeof(float) * (K ? K : 1))) / NR * NR);
     for (size_t n0 = 0; n0 < N; n0 += NC) {
@@ -67,7 +70,7 @@ struct K {
   template <size_t MR>
   static void panel(float* C, const float* A, const float* Bm, const float* bias, size_t m, size_t n0, size_t n1, size_t K,
                     size_t lda, size_t ldb, size_t ldc) {
-    constexpr size_t NR = 3;
+    constexpr size_t NR = NR_NT;
     size_t n = n0;
     for (; n + NR <= n1; n += NR)
       tile<MR, NR>(C + m * ldc + n, A + m * lda, Bm + n * ldb, bias ? bias + n : nullptr, K, lda, ldb, ldc);
@@ -93,7 +96,7 @@ struct K {
   }
   static void gemm_nn(float* C, const float* A, const float* Bm, size_t M, size_t N, size_t K, size_t lda, size_t ldb,
                       size_t ldc) {
-    constexpr size_t MR = 4, NV = 2;
+    constexpr size_t MR = MR_NN, NV = NV_NN;
     size_t n = 0;
     for (; n + NV * W <= N; n += NV * W) {
       size_t m = 0;
