@@ -6,7 +6,7 @@ import { attentionSources, isSoftmaxStep } from './attention-data.js';
 import { computeChecks } from './checks.js';
 import { presets } from './presets.js';
 import { PageError, controlForError, describeModule, planRun, runPlan, stepLabels } from './scenario.js';
-import { defaultState, fromHash, hashProblems, moduleConfig, schema, toHash } from './state.js';
+import { defaultState, fromHash, hashProblems, moduleConfig, names, schema, toHash } from './state.js';
 import { tokenize } from './tokenize.js';
 import { createAttentionView } from './views/attention.js';
 import { createChecksView } from './views/checks.js';
@@ -247,7 +247,7 @@ async function main() {
     vocab.update(vocabData(plan, result));
     const index = steps.findIndex((s) => s.name === selected);
     code.update(steps[index] ?? null, index);
-    const only = state.steps ? new Set(state.steps.split(',').map((s) => s.trim()).filter(Boolean)) : null;
+    const only = state.steps ? new Set(names(state.steps)) : null;
     pipeline.update({ result, plan, width: widths.steps, selected, only });
   }
 
@@ -297,7 +297,7 @@ async function main() {
   // Lesson mode: the course author's hidden controls (state.hide); argument fields are rebuilt
   // when the module changes, so this runs after every draw.
   function hideAuthorControls() {
-    const hidden = new Set(state.hide.split(',').map((s) => s.trim()).filter(Boolean));
+    const hidden = new Set(names(state.hide));
     for (const field of panel.querySelectorAll('[data-control]')) {
       const name = field.dataset.control;
       field.classList.toggle('author-hidden', hidden.has(name) || hidden.has(name.replace(/^arg:/, '')));

@@ -3,7 +3,7 @@
 // The choices go into the link only; the page itself stays as it is.
 
 import { t } from './i18n.js';
-import { toHash } from './state.js';
+import { names, toHash } from './state.js';
 
 // An HTML attribute, quoted so that JSON and apostrophes survive: the result is inert text.
 function attr(name, value) {
@@ -67,9 +67,9 @@ export function createShareDialog(els, get) {
   els.open.addEventListener('click', () => {
     const now = get();
     state = now.state;
-    const hidden = new Set(state.hide.split(',').filter(Boolean));
+    const hidden = new Set(names(state.hide));
     els.hide.replaceChildren(els.hide.querySelector('legend'), ...now.controls.map((c) => checkbox(c.name, c.label, hidden.has(c.name))));
-    const only = new Set(state.steps.split(',').filter(Boolean));
+    const only = new Set(names(state.steps));
     els.steps.replaceChildren(els.steps.querySelector('legend'), ...now.steps.map((s) => checkbox(s, s, only.size === 0 || only.has(s))));
     refresh();
     els.dialog.showModal();

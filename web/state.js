@@ -115,6 +115,11 @@ export function hashProblems(hash, { modules = null, presets = [] } = {}) {
 }
 
 // Only fields that differ from the defaults go into the hash, so links stay short.
+// The names of a comma-separated field (hide, steps), blanks around them ignored.
+export function names(value) {
+  return value.split(',').map((s) => s.trim()).filter(Boolean);
+}
+
 export function toHash(state) {
   const params = new URLSearchParams();
   for (const [key, field] of Object.entries(schema)) {
