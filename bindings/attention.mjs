@@ -27,8 +27,10 @@ export class AttentionCore {
   }
 
   // scenario: an object or a JSON string (core/SCENARIO.md). Returns
-  // {module, outputs: [{name, shape, data}], steps: [{name, shape, dims, code, cpp, data}],
-  //  inputs: [...] (with scenario.return_inputs), params: [...] (with scenario.return_params)}.
+  // {module, outputs: [{name, shape, step?, data}], steps: [{name, op, ops, attrs, inputs, shape, dims,
+  //  tokens, code, cpp, data}], attention: [...], inputs: [...] (with scenario.return_inputs),
+  //  params: [...] (with scenario.return_params)}. A bad scenario throws an Error whose message
+  // is the core's and whose `field` names the scenario field it is about ("config.num_heads").
   // Input `data` given as a Float32Array crosses as a typed array (copied into the heap once)
   // rather than as JSON text. options.weights: a safetensors file (Uint8Array or ArrayBuffer) to
   // load into the module (scenario.weights = {name} names it; README "Real weights").
@@ -53,7 +55,7 @@ export class AttentionCore {
     }
     const run = new this._m.Run(text, buffers, blobs);
     try {
-      if (!run.ok()) throw new Error(run.error());
+      if (!run.ok()) throw Object.assign(new Error(run.error()), { field: run.errorField() || null });
       const meta = JSON.parse(run.meta());
       meta.outputs.forEach((o, i) => { o.data = run.output(i).slice(); });
       meta.inputs.forEach((o, i) => { o.data = run.input(i).slice(); });

@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "error.hpp"
 #include "safetensors.hpp"
 #include "scenario.hpp"
 #include "kernels.hpp"
@@ -33,20 +34,27 @@ class Run {
       ok_ = true;
     } catch (const std::bad_alloc&) {
       error_ = "out of memory: the scenario is too large for the WebAssembly heap";
+    } catch (const attn::Error& e) {
+      error_ = e.what();
+      field_ = e.field();
     } catch (const std::exception& e) {
       error_ = e.what();
     }
   }
   bool ok() const { return ok_; }
   std::string error() const { return error_; }
-  // {"module", "outputs": [{name, shape}], "steps": [{name, shape, dims, code, cpp}], "inputs", "params"}
+  std::string errorField() const { return field_; }  // the scenario field the error is about ("" none)
+  // {"module", "outputs": [{name, shape, step?}], "steps": [typed step, no data], "attention", "inputs", "params"}
   std::string meta() const {
-    nlohmann::json j = {{"module", result_.module}, {"outputs", nlohmann::json::array()}, {"steps", nlohmann::json::array()},
-                        {"inputs", nlohmann::json::array()}, {"params", nlohmann::json::array()}};
+    using json = nlohmann::json;
+    json j = {{"module", result_.module}, {"outputs", json::array()}, {"steps", json::array()},
+              {"attention", json::parse(attn::attention_json(result_.attention))}, {"inputs", json::array()},
+              {"params", json::array()}};
     for (const char* key : {"outputs", "inputs", "params"})
       for (const auto& o : list(key)) j[key].push_back({{"name", o.name}, {"shape", o.value.shape()}});
-    for (const auto& s : result_.steps)
-      j["steps"].push_back({{"name", s.name}, {"shape", s.value.shape()}, {"dims", s.dims}, {"code", s.code}, {"cpp", s.cpp}});
+    for (size_t i = 0; i < result_.output_steps.size(); ++i)
+      if (!result_.output_steps[i].empty()) j["outputs"][i]["step"] = result_.output_steps[i];
+    for (const auto& s : result_.steps) j["steps"].push_back(json::parse(attn::step_meta_json(s)));
     return j.dump();
   }
   val output(int i) const { return view(result_.outputs.at(static_cast<size_t>(i)).value); }
@@ -62,7 +70,7 @@ class Run {
     return val(typed_memory_view(static_cast<size_t>(t.numel()), t.base()));  // packed: see the constructor
   }
   bool ok_ = false;
-  std::string error_;
+  std::string error_, field_;
   attn::Result result_;
 };
 
@@ -87,6 +95,7 @@ EMSCRIPTEN_BINDINGS(attention) {
       .constructor<std::string, val, val>()
       .function("ok", &Run::ok)
       .function("error", &Run::error)
+      .function("errorField", &Run::errorField)
       .function("meta", &Run::meta)
       .function("output", &Run::output)
       .function("input", &Run::input)

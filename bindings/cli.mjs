@@ -11,13 +11,14 @@ import { loadAttention } from './attention.mjs';
 export function resultToJson(r) {
   const num = (v) => (Number.isFinite(v) ? String(Number(v.toPrecision(9))) : `"${v}"`);  // "NaN", "Infinity", "-Infinity" as core/scenario.cpp
   const arr = (data) => `[${Array.from(data, num).join(',')}]`;
-  const out = r.outputs.map((o) => `{"name":${JSON.stringify(o.name)},"shape":${JSON.stringify(o.shape)},"data":${arr(o.data)}}`);
+  const out = r.outputs.map((o) => `{"name":${JSON.stringify(o.name)},"shape":${JSON.stringify(o.shape)}`
+    + `${o.step ? `,"step":${JSON.stringify(o.step)}` : ''},"data":${arr(o.data)}}`);
   let s = `{"module":${JSON.stringify(r.module)},"outputs":[\n${out.join(',\n')}]`;
   if (r.steps.length) {
-    const steps = r.steps.map((st) => `{"name":${JSON.stringify(st.name)},"shape":${JSON.stringify(st.shape)},"dims":${JSON.stringify(st.dims)},`
-      + `"code":${JSON.stringify(st.code)},"cpp":${JSON.stringify(st.cpp)},"data":${arr(st.data)}}`);
+    const steps = r.steps.map(({ data, ...meta }) => `${JSON.stringify(meta).slice(0, -1)},"data":${arr(data)}}`);
     s += `,"steps":[\n${steps.join(',\n')}]`;
   }
+  s += `,"attention":${JSON.stringify(r.attention)}`;
   for (const key of ['inputs', 'params']) {
     if (r[key]?.length) s += `,"${key}":[\n${r[key].map((o) => `{"name":${JSON.stringify(o.name)},"shape":${JSON.stringify(o.shape)},"data":${arr(o.data)}}`).join(',\n')}]`;
   }

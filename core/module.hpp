@@ -1,7 +1,8 @@
 // Module: what every seed class becomes here. A module is built from its seed's constructor
 // arguments (Config) and a Generator, in the seed's construction order, so a seed gives
-// PyTorch's weights; forward takes the inputs in the seed's argument order. The table of all
-// modules (registry.cpp) tells the bindings and the page each module's arguments and inputs.
+// PyTorch's weights; forward takes the inputs in the seed's argument order, as tensors on the
+// tape (tape.hpp). The table of all modules (registry.cpp) tells the bindings and the page each
+// module's arguments, inputs and attention conventions, as typed fields.
 #pragma once
 #include <map>
 #include <memory>
@@ -9,9 +10,10 @@
 #include <utility>
 #include <vector>
 
+#include "attention_spec.hpp"
 #include "random.hpp"
+#include "tape.hpp"
 #include "tensor.hpp"
-#include "trace.hpp"
 
 namespace attn {
 
@@ -19,15 +21,21 @@ struct NamedTensor {
   std::string name;
   Tensor value;
 };
-using Outputs = std::vector<NamedTensor>;                      // "output" first
+struct NamedVar {
+  std::string name;
+  Var value;
+};
+using Outputs = std::vector<NamedVar>;                           // "output" first
 using ParamList = std::vector<std::pair<std::string, Tensor*>>;  // state_dict names
 
 class Module {
  public:
   virtual ~Module() = default;
-  // inputs: in the order of ModuleInfo::inputs; optional ones may be undefined Tensors
-  virtual Outputs forward(const std::vector<Tensor>& inputs, Context& ctx) = 0;
+  // inputs: in the order of ModuleInfo::inputs; optional ones may be undefined
+  virtual Outputs forward(const std::vector<Var>& inputs, Context& ctx) = 0;
   virtual void parameters(const std::string& prefix, ParamList& out) = 0;
+  // Its attention blocks with this config's numbers (heads, head dims, the float scale).
+  virtual std::vector<AttentionSpec> attention() const { return {}; }
 };
 
 enum class ArgType { Int, Float, Bool };
@@ -41,11 +49,26 @@ struct ArgSpec {
 };
 
 enum class InputKind { Float, Mask, Ids };
+// What an input is for, so a page can build it without reading its documentation.
+enum class InputRole {
+  x,       // the one input of a self-attention module (or of softmax, PositionalEncoding)
+  query,   // queries of an attention over separate inputs (Q, query)
+  key,     // keys (K, key)
+  value,   // values (V, value)
+  memory,  // the encoder output a decoder attends to (enc_output)
+  source,  // source token ids (the Transformer's src)
+  target,  // target token ids (tgt)
+  mask,    // an attention mask (its rule: the module's AttentionSpec)
+};
+const char* input_role_name(InputRole r);
 struct InputSpec {
   std::string name;
   InputKind kind;
   bool optional;
-  std::string shape;  // documentation, e.g. "(B,T,d_in)"
+  InputRole role;
+  std::vector<std::string> dims;  // one name per dimension; a leading "..." = any number more
+  std::string width;              // the config argument its last dimension must equal ("" none)
+  std::string shape;              // the same, for people: "(B,T,d_in)"
 };
 
 // Constructor arguments after validation against a ModuleInfo (types and bounds already checked).
@@ -67,11 +90,16 @@ struct ModuleInfo {
   std::vector<InputSpec> inputs;
   std::vector<std::string> outputs;
   std::unique_ptr<Module> (*make)(const Config&, Generator&);
+  // Its attention blocks' conventions, without the config's numbers (heads, scale: 0). For a module
+  // with layers, one entry per kind of block, prefix written with "*" for the layer index.
+  std::vector<AttentionSpec> attention;
 };
 
 const std::vector<ModuleInfo>& module_registry();
 const ModuleInfo& module_info(const std::string& id);  // throws Error naming the known ids
 // Fills defaults, rejects unknown names, wrong types and values out of bounds.
 Config make_config(const ModuleInfo& info, const std::map<std::string, double>& given);
+// Whether train() changes what the module computes (it has dropout).
+bool has_dropout(const ModuleInfo& info);
 
 }  // namespace attn

@@ -3,8 +3,11 @@
 #pragma once
 #include <cmath>
 
+#include "attention_spec.hpp"
+#include "graph.hpp"
 #include "layers.hpp"
 #include "module.hpp"
+#include "ops.hpp"
 
 namespace attn {
 
@@ -23,5 +26,11 @@ ModuleInfo info_PositionalEncoding();            // 002
 ModuleInfo info_EncoderLayer();                  // 002
 ModuleInfo info_DecoderLayer();                  // 002 (cross-attention fixed)
 ModuleInfo info_Transformer();                   // 002 (decoder loop fixed)
+
+// Shared by seed 004's causal modules (causal_attention.cpp).
+AttentionSpec causal_spec(const std::string& out_proj);
+void check_causal_input(const Var& x, int64_t d_in, int64_t context_length);
+std::vector<ArgSpec> causal_args(bool with_heads);
+InputSpec causal_input();
 
 }  // namespace attn

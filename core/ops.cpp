@@ -199,21 +199,26 @@ Tensor layer_norm(const Tensor& x_, const Tensor& gamma, const Tensor& beta, flo
   return out;
 }
 
-Tensor dropout(const Tensor& x, float p, Generator& gen) {
-  if (p == 0.f) return x.contiguous();
-  Tensor noise = Tensor::empty(x.shape());
-  const size_t n = static_cast<size_t>(noise.numel());
-  float* np = noise.data();
-  if (p == 1.f) {  // PyTorch short-cuts p == 1 to zeros without drawing
-    std::memset(np, 0, n * sizeof(float));
-  } else {
-    gen.bernoulli_(np, n, 1.0 - static_cast<double>(p));
-    const float keep = static_cast<float>(1.0 - static_cast<double>(p));
-    for (size_t i = 0; i < n; ++i) np[i] /= keep;
+Tensor dropout_mask(const Shape& shape, float p, Generator& gen) {
+  Tensor mask = Tensor::empty(shape);
+  const size_t n = static_cast<size_t>(mask.numel());
+  float* m = mask.data();
+  if (p >= 1.f) {
+    std::memset(m, 0, n * sizeof(float));
+    return mask;
   }
-  Tensor xc = x.contiguous();
-  kernels().mul(np, xc.data(), np, n);
-  return noise;
+  gen.bernoulli_(m, n, 1.0 - static_cast<double>(p));
+  const float keep = static_cast<float>(1.0 - static_cast<double>(p));
+  for (size_t i = 0; i < n; ++i) m[i] /= keep;
+  return mask;
+}
+
+Tensor mul(const Tensor& a_, const Tensor& b_) {
+  if (a_.shape() != b_.shape()) fail("mul: shapes ", shape_str(a_.shape()), " and ", shape_str(b_.shape()), " must be equal");
+  Tensor a = a_.contiguous(), b = b_.contiguous();
+  Tensor out = Tensor::empty(a.shape());
+  kernels().mul(out.data(), a.data(), b.data(), static_cast<size_t>(a.numel()));
+  return out;
 }
 
 Tensor embedding(const Tensor& weight, const std::vector<int64_t>& ids, const Shape& rows) {

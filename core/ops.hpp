@@ -40,8 +40,10 @@ Tensor add(const Tensor& a, const Tensor& b); // same shapes
 Tensor relu(const Tensor& x);
 // over the last dimension, eps as nn.LayerNorm's default 1e-5
 Tensor layer_norm(const Tensor& x, const Tensor& gamma, const Tensor& beta, float eps = 1e-5f);
-// train-mode nn.Dropout: zero with probability p (draws bernoulli(1 - p) per element), scale by 1/(1-p)
-Tensor dropout(const Tensor& x, float p, Generator& gen);
+// train-mode nn.Dropout's mask: per element bernoulli(1 - p) drawn from gen, divided by (1 - p), so
+// dropout(x) = mul(x, mask); p == 1 gives zeros without drawing, as PyTorch does
+Tensor dropout_mask(const Shape& shape, float p, Generator& gen);
+Tensor mul(const Tensor& a, const Tensor& b);  // same shapes, elementwise
 // weight: (V, d), ids: one per row of `rows` -> (rows..., d)
 Tensor embedding(const Tensor& weight, const std::vector<int64_t>& ids, const Shape& rows);
 // torch.cat(xs, dim=-1)

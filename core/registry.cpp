@@ -35,7 +35,27 @@ const ModuleInfo& module_info(const std::string& id) {
     if (m.id == id) return m;
     known += (known.empty() ? "" : ", ") + m.id;
   }
-  fail("module '", id, "' is unknown: use one of ", known);
+  fail_at("module", "module '", id, "' is unknown: use one of ", known);
+}
+
+bool has_dropout(const ModuleInfo& info) {
+  for (const ArgSpec& a : info.args)
+    if (a.name == "dropout") return true;
+  return false;
+}
+
+const char* input_role_name(InputRole r) {
+  switch (r) {
+    case InputRole::x: return "x";
+    case InputRole::query: return "query";
+    case InputRole::key: return "key";
+    case InputRole::value: return "value";
+    case InputRole::memory: return "memory";
+    case InputRole::source: return "source";
+    case InputRole::target: return "target";
+    case InputRole::mask: return "mask";
+  }
+  return "?";
 }
 
 static const char* type_name(ArgType t) {
@@ -50,23 +70,24 @@ Config make_config(const ModuleInfo& info, const std::map<std::string, double>& 
     if (!known.count(name)) {
       std::string names;
       for (const ArgSpec& a : info.args) names += (names.empty() ? "" : ", ") + a.name;
-      fail("config '", name, "' is not an argument of ", info.id, ": its arguments are ",
+      fail_at("config." + name, "config '", name, "' is not an argument of ", info.id, ": its arguments are ",
            names.empty() ? std::string("(none)") : names);
     }
   }
   for (const ArgSpec& a : info.args) {
     auto it = given.find(a.name);
     if (it == given.end()) {
-      if (a.required) fail("config '", a.name, "' is required by ", info.id, " (", a.help, ")");
+      if (a.required) fail_at("config." + a.name, "config '", a.name, "' is required by ", info.id, " (", a.help, ")");
       c.values[a.name] = a.default_value;
       continue;
     }
     const double v = it->second;
-    if (!std::isfinite(v)) fail("config '", a.name, "' (", v, ") must be ", type_name(a.type));
+    const std::string field = "config." + a.name;
+    if (!std::isfinite(v)) fail_at(field, "config '", a.name, "' (", v, ") must be ", type_name(a.type));
     if (a.type != ArgType::Float && v != std::floor(v))
-      fail("config '", a.name, "' (", v, ") must be ", type_name(a.type));
+      fail_at(field, "config '", a.name, "' (", v, ") must be ", type_name(a.type));
     if (v < a.min || v > a.max)
-      fail("config '", a.name, "' (", v, ") must be between ", a.min, " and ", a.max);
+      fail_at(field, "config '", a.name, "' (", v, ") must be between ", a.min, " and ", a.max);
     c.values[a.name] = v;
   }
   return c;

@@ -1,5 +1,6 @@
 // Scenarios: the single description of "what to compute" (SCENARIO.md beside this file), parsed
-// from JSON, run, and the result written back as JSON. Used by the CLI, the bindings and tests.
+// from JSON (scenario.cpp), run (run.cpp), and the result written back as JSON (result_json.cpp).
+// Used by the CLI, the bindings and tests.
 #pragma once
 #include <cstdint>
 #include <map>
@@ -12,7 +13,7 @@
 namespace attn {
 
 struct ScenarioInput {
-  enum class Kind { Init, Data, Embedding };
+  enum class Kind { Init, Data, Embedding, Same };
   std::string name;
   Shape shape;
   Kind kind = Kind::Data;
@@ -20,6 +21,7 @@ struct ScenarioInput {
   std::vector<float> data;        // Data: the values; Embedding: the given table (may be empty)
   int64_t num_embeddings = 0;     // Embedding: V
   std::vector<int64_t> ids;       // Embedding: one per row
+  std::string same_as;            // Same: the earlier input it is; Embedding: the earlier input whose table it reads
 };
 
 struct Scenario {
@@ -40,10 +42,12 @@ struct Scenario {
 
 struct Result {
   std::string module;
-  Outputs outputs;
+  std::vector<NamedTensor> outputs;
+  std::vector<std::string> output_steps;  // per output: the step that holds the same tensor ("" none)
   std::vector<Step> steps;
-  std::vector<NamedTensor> inputs;  // when Scenario::return_inputs
-  std::vector<NamedTensor> params;  // when Scenario::return_params
+  std::vector<AttentionSpec> attention;   // the module's attention blocks, with this run's numbers
+  std::vector<NamedTensor> inputs;        // when Scenario::return_inputs
+  std::vector<NamedTensor> params;        // when Scenario::return_params
 };
 
 // Limits that keep one run within memory (see README "Limits").
@@ -60,6 +64,10 @@ Result run(const Scenario& scenario);
 std::string result_to_json(const Result& result);
 std::string run_json(const std::string& scenario_json);  // parse, run, serialise
 std::string modules_json();                               // the module table, for forms and docs
+// One step's description without its data: {"name", "op", "ops", "attrs", "inputs", "shape", "dims",
+// "tokens", "code", "cpp"} (the bindings add the data as a typed array).
+std::string step_meta_json(const Step& step);
+std::string attention_json(const std::vector<AttentionSpec>& specs);
 std::string version();
 
 }  // namespace attn

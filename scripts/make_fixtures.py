@@ -17,6 +17,12 @@ Two documented departures from the tutorials, both also made by the core:
     one with enc_output; the tutorial's code cannot run as written.
   * rows of scores masked entirely with -inf give attention weights of 0 (PyTorch >= 2.5's
     scaled_dot_product_attention and ONNX do) where PyTorch 1.13's softmax gives NaN.
+
+And one change that leaves every number as it was: seed 004 masks its scores in place
+(`attn_scores.masked_fill_(...)`); here it is the out-of-place `attn_scores = attn_scores.masked_fill(...)`
+so that the steps `attn_scores` and `attn_scores_masked` are distinct tensors, each with its own
+gradient in the training fixtures (scripts/make_train_fixtures.py, tests/fixtures/train/), which
+import this file's modules and trace machinery.
 """
 import base64
 import contextlib
@@ -36,16 +42,27 @@ INLINE_MAX = 4096  # tensors larger than this are stored as base64 float32 (data
 
 
 class Trace:
-    """Named intermediate tensors, recorded in forward order under scope prefixes."""
+    """Named intermediate tensors, recorded in forward order under scope prefixes.
+
+    With `grads` on, the recorded tensors themselves are kept too (`live`, in step order) and
+    asked to retain their gradient, so that after `loss.backward()` each step's dL/dstep is
+    `live[i].grad` (None for a step not on the path to the loss).
+    """
 
     def __init__(self):
         self.on = False
+        self.grads = False
         self.prefix = ''
         self.steps = []
+        self.live = []
 
     def rec(self, name, t):
         if self.on:
             self.steps.append((self.prefix + name, t.detach().clone()))
+            if self.grads:
+                if t.requires_grad:
+                    t.retain_grad()
+                self.live.append(t)
 
     @contextlib.contextmanager
     def scope(self, prefix):
@@ -61,9 +78,14 @@ trace = Trace()
 
 
 def softmax_masked_rows_zero(scores, dim=-1):
-    """F.softmax, except that a row whose every score is -inf gives zeros instead of NaN."""
-    w = F.softmax(scores, dim=dim)
-    return w.masked_fill(torch.isneginf(scores).all(dim=dim, keepdim=True), 0.0)
+    """F.softmax, except that a row whose every score is -inf gives zeros instead of NaN.
+
+    The fully masked rows are set to 0 before the softmax and its result to 0 after: the same
+    numbers as masking F.softmax's NaN rows (softmax works row by row), and a gradient of 0
+    through those rows instead of NaN."""
+    full = torch.isneginf(scores).all(dim=dim, keepdim=True)
+    w = F.softmax(scores.masked_fill(full, 0.0), dim=dim)
+    return w.masked_fill(full, 0.0)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -309,7 +331,7 @@ class CausalAttention(nn.Module):
         trace.rec('values', values)
         attn_scores = queries @ keys.transpose(1, 2)
         trace.rec('attn_scores', attn_scores)
-        attn_scores.masked_fill_(self.mask.bool()[:num_tokens, :num_tokens], -torch.inf)
+        attn_scores = attn_scores.masked_fill(self.mask.bool()[:num_tokens, :num_tokens], -torch.inf)  # seed: masked_fill_
         trace.rec('attn_scores_masked', attn_scores)
         attn_weights = torch.softmax(attn_scores / keys.shape[-1]**0.5, dim=-1)
         trace.rec('attn_weights', attn_weights)
@@ -374,7 +396,7 @@ class CausalMultiHeadAttention(nn.Module):
         attn_scores = queries @ keys.transpose(2, 3)
         trace.rec('attn_scores', attn_scores)
         mask_bool = self.mask.bool()[:num_tokens, :num_tokens]
-        attn_scores.masked_fill_(mask_bool, -torch.inf)
+        attn_scores = attn_scores.masked_fill(mask_bool, -torch.inf)  # seed: masked_fill_ (in place)
         trace.rec('attn_scores_masked', attn_scores)
         attn_weights = torch.softmax(attn_scores / keys.shape[-1]**0.5, dim=-1)
         trace.rec('attn_weights', attn_weights)
@@ -599,8 +621,9 @@ def module_outputs(module_id, m, ret):
     return dict(zip(MODULES[module_id].outputs, ret))
 
 
-def run(sc):
-    """Runs a scenario as the core does; returns (outputs, steps) as lists of (name, tensor)."""
+def build(sc):
+    """The scenario's module and forward arguments, drawn as the core draws them: seed, module,
+    params, inputs in order. The generator is left where the inputs leave it."""
     spec = MODULES[sc['module']]
     torch.manual_seed(sc.get('seed', 0))
     m = spec.cls(**sc.get('config', {}))
@@ -633,6 +656,12 @@ def run(sc):
                 t = t.float()
         assert e['name'] in spec.args, (sc['module'], e['name'])
         kwargs[e['name']] = t
+    return m, kwargs
+
+
+def run(sc):
+    """Runs a scenario as the core does; returns (outputs, steps) as lists of (name, tensor)."""
+    m, kwargs = build(sc)
     m.train(sc.get('train', False))
     trace.on = sc.get('trace', False)
     trace.steps = []

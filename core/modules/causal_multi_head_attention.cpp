@@ -10,70 +10,66 @@
 #include "modules.hpp"
 
 namespace attn {
-
-std::vector<ArgSpec> causal_args(bool with_heads);  // causal_attention.cpp
-
 namespace {
+
+AttentionSpec spec_of_module() {
+  AttentionSpec s = causal_spec("out_proj");
+  s.weights_output = "attention_weights", s.output = "output";
+  return s;
+}
 
 class CausalMultiHeadAttention : public Module {
  public:
   CausalMultiHeadAttention(int64_t d_in, int64_t d_out, int64_t context_length, float dropout, int64_t num_heads,
                            bool qkv_bias, Generator& gen)
-      : d_in_(d_in), d_out_(d_out), context_length_(context_length), H_(num_heads), p_(dropout) {
+      : d_in_(d_in), d_out_(d_out), context_length_(context_length), s_(spec_of_module()) {
     if (d_out % num_heads != 0)
-      fail("num_heads (", num_heads, ") must divide d_out (", d_out, "): each head gets d_out / num_heads columns");
+      fail_at("config.num_heads", "num_heads (", num_heads, ") must divide d_out (", d_out,
+              "): each head gets d_out / num_heads columns");
+    s_.heads = num_heads, s_.d_k = s_.d_v = d_out / num_heads, s_.dropout = dropout;
+    s_.scale = static_cast<float>(std::sqrt(static_cast<double>(s_.d_k)));
     W_query = Linear(d_in, d_out, qkv_bias, gen);
     W_key = Linear(d_in, d_out, qkv_bias, gen);
     W_value = Linear(d_in, d_out, qkv_bias, gen);
     out_proj = Linear(d_out, d_out, true, gen);
   }
 
-  Outputs forward(const std::vector<Tensor>& in, Context& ctx) override {
-    const Tensor& x = in[0];
-    expect_input(x, "x", 3, "(B, T, d_in)", d_in_, "d_in");
+  Outputs forward(const std::vector<Var>& in, Context& ctx) override {
+    const Var& x = in[0];
+    check_causal_input(x, d_in_, context_length_);
     const int64_t T = x.size(1);
-    if (T > context_length_)
-      fail("sequence length T (", T, ") must not exceed context_length (", context_length_, ")");
-    Tensor keys = W_key(x), queries = W_query(x), values = W_value(x);
-    ctx.step("keys", keys, {"batch", "seq", "d_out"}, "keys = self.W_key(x)", "linear(x, W_key.weight, W_key.bias)");
-    ctx.step("queries", queries, {"batch", "seq", "d_out"}, "queries = self.W_query(x)",
-             "linear(x, W_query.weight, W_query.bias)");
-    ctx.step("values", values, {"batch", "seq", "d_out"}, "values = self.W_value(x)",
-             "linear(x, W_value.weight, W_value.bias)");
-    Tensor kh = split_heads(keys, H_), qh = split_heads(queries, H_), vh = split_heads(values, H_);
-    const char* split_cpp = "split_heads(t, num_heads)  // view(B,T,H,D).transpose(1, 2), no copy";
+    Var keys = W_key(ctx, x), queries = W_query(ctx, x), values = W_value(ctx, x);
+    ctx.step("keys", keys, {"batch", "seq", "d_out"}, "keys = self.W_key(x)");
+    ctx.step("queries", queries, {"batch", "seq", "d_out"}, "queries = self.W_query(x)");
+    ctx.step("values", values, {"batch", "seq", "d_out"}, "values = self.W_value(x)");
+    Var kh = split_heads(ctx, keys, s_.heads), qh = split_heads(ctx, queries, s_.heads), vh = split_heads(ctx, values, s_.heads);
     ctx.step("keys_heads", kh, {"batch", "heads", "seq", "d_head"},
-             "keys = keys.view(b, num_tokens, self.num_heads, self.head_dim).transpose(1, 2)", split_cpp);
+             "keys = keys.view(b, num_tokens, self.num_heads, self.head_dim).transpose(1, 2)");
     ctx.step("queries_heads", qh, {"batch", "heads", "seq", "d_head"},
-             "queries = queries.view(b, num_tokens, self.num_heads, self.head_dim).transpose(1, 2)", split_cpp);
+             "queries = queries.view(b, num_tokens, self.num_heads, self.head_dim).transpose(1, 2)");
     ctx.step("values_heads", vh, {"batch", "heads", "seq", "d_head"},
-             "values = values.view(b, num_tokens, self.num_heads, self.head_dim).transpose(1, 2)", split_cpp);
-    Tensor attn_scores = matmul(qh, kh.contiguous().transpose(2, 3));
-    ctx.step("attn_scores", attn_scores, {"batch", "heads", "seq_q", "seq_k"},
-             "attn_scores = queries @ keys.transpose(2, 3)", "matmul(queries, keys.transpose(2, 3))");
-    attn_scores = masked_fill(attn_scores, causal_mask(T, T), -INFINITY);
+             "values = values.view(b, num_tokens, self.num_heads, self.head_dim).transpose(1, 2)");
+    Var attn_scores = matmul_bt(ctx, qh, kh);
+    ctx.step("attn_scores", attn_scores, {"batch", "heads", "seq_q", "seq_k"}, "attn_scores = queries @ keys.transpose(2, 3)");
+    attn_scores = mask_scores(ctx, attn_scores, s_, Tensor());
     ctx.step("attn_scores_masked", attn_scores, {"batch", "heads", "seq_q", "seq_k"},
-             "attn_scores.masked_fill_(mask_bool, -torch.inf)", "masked_fill(attn_scores, causal_mask(T, T), -INFINITY)");
-    const float scale = static_cast<float>(std::sqrt(static_cast<double>(kh.size(-1))));
-    Tensor attn_weights = softmax(div_scalar(attn_scores, scale));
+             "attn_scores.masked_fill_(mask_bool, -torch.inf)");
+    Var attn_weights = softmax(ctx, scale_scores(ctx, attn_scores, s_));
     ctx.step("attn_weights", attn_weights, {"batch", "heads", "seq_q", "seq_k"},
-             "attn_weights = torch.softmax(attn_scores / keys.shape[-1]**0.5, dim=-1)",
-             "softmax(div_scalar(attn_scores, sqrt(head_dim)))");
-    if (ctx.train && p_ > 0.f) {
-      attn_weights = dropout(attn_weights, p_, ctx.gen);
+             "attn_weights = torch.softmax(attn_scores / keys.shape[-1]**0.5, dim=-1)");
+    if (ctx.train && s_.dropout > 0.f) {
+      attn_weights = dropout(ctx, attn_weights, s_.dropout);
       ctx.step("attn_weights_dropout", attn_weights, {"batch", "heads", "seq_q", "seq_k"},
-               "attn_weights = self.dropout(attn_weights)", "dropout(attn_weights, p, gen)");
+               "attn_weights = self.dropout(attn_weights)");
     }
-    Tensor ctx_heads = matmul(attn_weights, vh).transpose(1, 2);
+    Var ctx_heads = transpose(ctx, weighted_sum(ctx, attn_weights, vh), 1, 2);
     ctx.step("context_vec_heads", ctx_heads, {"batch", "seq", "heads", "d_head"},
-             "context_vec = (attn_weights @ values).transpose(1, 2)", "matmul(attn_weights, values).transpose(1, 2)");
-    Tensor concat = ctx_heads.contiguous().view({x.size(0), T, d_out_});
+             "context_vec = (attn_weights @ values).transpose(1, 2)");
+    Var concat = view(ctx, ctx_heads, {x.size(0), T, d_out_});
     ctx.step("context_vec_concat", concat, {"batch", "seq", "d_out"},
-             "context_vec = context_vec.contiguous().view(b, num_tokens, self.d_out)",
-             "context_vec.contiguous().view({B, T, d_out})");
-    Tensor out = out_proj(concat);
-    ctx.step("context_vec", out, {"batch", "seq", "d_out"}, "context_vec = self.out_proj(context_vec)",
-             "linear(context_vec, out_proj.weight, out_proj.bias)");
+             "context_vec = context_vec.contiguous().view(b, num_tokens, self.d_out)");
+    Var out = out_proj(ctx, concat);
+    ctx.step("context_vec", out, {"batch", "seq", "d_out"}, "context_vec = self.out_proj(context_vec)");
     return {{"output", out}, {"attention_weights", attn_weights}};
   }
   void parameters(const std::string& p, ParamList& out) override {
@@ -82,11 +78,12 @@ class CausalMultiHeadAttention : public Module {
     W_value.parameters(p + "W_value.", out);
     out_proj.parameters(p + "out_proj.", out);
   }
+  std::vector<AttentionSpec> attention() const override { return {s_}; }
 
  private:
   Linear W_query, W_key, W_value, out_proj;
-  int64_t d_in_, d_out_, context_length_, H_;
-  float p_;
+  int64_t d_in_, d_out_, context_length_;
+  AttentionSpec s_;
 };
 
 std::unique_ptr<Module> make(const Config& c, Generator& g) {
@@ -100,9 +97,10 @@ ModuleInfo info_CausalMultiHeadAttention() {
   return {"CausalMultiHeadAttention", "004", "MultiHeadAttention",
           "Efficient causal multi-head attention: one projection split into heads, causal mask, out_proj.",
           causal_args(true),
-          {{"x", InputKind::Float, false, "(B,T,d_in)"}},
+          {causal_input()},
           {"output", "attention_weights"},
-          make};
+          make,
+          {spec_of_module()}};
 }
 
 }  // namespace attn

@@ -18,29 +18,30 @@ DecoderBlock::DecoderBlock(int64_t emb_dim, int64_t num_heads, int64_t ffn_dim, 
       ffn(emb_dim, ffn_dim, gen),
       norm3(emb_dim) {}
 
-std::tuple<Tensor, Tensor, Tensor> DecoderBlock::operator()(const Tensor& x, const Tensor& enc_output, Context& ctx) const {
-  Tensor a, self_probs, c, cross_probs;
+std::tuple<Var, Var, Var> DecoderBlock::operator()(const Var& x, const Var& enc_output, Context& ctx) const {
+  Var a, self_probs, c, cross_probs;
   {
+    // self-attention: keys are the decoder's own positions
     Context::Scope scope(ctx, "self_attn.");
-    std::tie(a, self_probs) = self_attn(x, Tensor(), ctx);
+    Context::Sequences seq(ctx, ctx.seq_q(), ctx.seq_q());
+    std::tie(a, self_probs) = self_attn(x, Var(), ctx);
   }
-  Tensor r1 = add(x, a);
-  ctx.step("residual1", r1, {"batch", "seq", "emb_dim"}, "x + self.self_attn(x)", "add(x, self_attn(x))");
-  Tensor n1 = norm1(r1);
-  ctx.step("norm1", n1, {"batch", "seq", "emb_dim"}, "x = self.norm1(x + self.self_attn(x))", "layer_norm(x, norm1.weight, norm1.bias)");
+  Var r1 = add(ctx, x, a);
+  ctx.step("residual1", r1, {"batch", "seq", "emb_dim"}, "x + self.self_attn(x)");
+  Var n1 = norm1(ctx, r1);
+  ctx.step("norm1", n1, {"batch", "seq", "emb_dim"}, "x = self.norm1(x + self.self_attn(x))");
   {
     Context::Scope scope(ctx, "cross_attn.");
     std::tie(c, cross_probs) = cross_attn(n1, enc_output, ctx);
   }
-  Tensor r2 = add(n1, c);
-  ctx.step("residual2", r2, {"batch", "seq", "emb_dim"}, "x + self.cross_attn(x, enc_output, enc_output)", "add(x, cross_attn(x, enc_output))");
-  Tensor n2 = norm2(r2);
-  ctx.step("norm2", n2, {"batch", "seq", "emb_dim"}, "x = self.norm2(x + self.cross_attn(x, enc_output, enc_output))",
-           "layer_norm(x, norm2.weight, norm2.bias)");
-  Tensor r3 = add(n2, ffn(n2, ctx));
-  ctx.step("residual3", r3, {"batch", "seq", "emb_dim"}, "x + self.ffn(x)", "add(x, ffn(x))");
-  Tensor n3 = norm3(r3);
-  ctx.step("norm3", n3, {"batch", "seq", "emb_dim"}, "x = self.norm3(x + self.ffn(x))", "layer_norm(x, norm3.weight, norm3.bias)");
+  Var r2 = add(ctx, n1, c);
+  ctx.step("residual2", r2, {"batch", "seq", "emb_dim"}, "x + self.cross_attn(x, enc_output, enc_output)");
+  Var n2 = norm2(ctx, r2);
+  ctx.step("norm2", n2, {"batch", "seq", "emb_dim"}, "x = self.norm2(x + self.cross_attn(x, enc_output, enc_output))");
+  Var r3 = add(ctx, n2, ffn(n2, ctx));
+  ctx.step("residual3", r3, {"batch", "seq", "emb_dim"}, "x + self.ffn(x)");
+  Var n3 = norm3(ctx, r3);
+  ctx.step("norm3", n3, {"batch", "seq", "emb_dim"}, "x = self.norm3(x + self.ffn(x))");
   return {n3, self_probs, cross_probs};
 }
 
@@ -53,17 +54,35 @@ void DecoderBlock::parameters(const std::string& p, ParamList& out) {
   norm3.parameters(p + "norm3.", out);
 }
 
+std::vector<AttentionSpec> DecoderBlock::attention(const std::string& prefix, const std::string& x,
+                                                   const std::string& memory) const {
+  AttentionSpec self = self_attn.spec, cross = cross_attn.spec;
+  self.prefix = prefix + "self_attn.";
+  self.query_input = self.key_input = self.value_input = x;
+  cross.prefix = prefix + "cross_attn.";
+  cross.query_input = x;
+  cross.key_input = cross.value_input = memory;
+  return {self, cross};
+}
+
 namespace {
 
 class DecoderLayer : public Module {
  public:
   DecoderLayer(int64_t emb_dim, int64_t num_heads, int64_t ffn_dim, Generator& gen) : block(emb_dim, num_heads, ffn_dim, gen) {}
-  Outputs forward(const std::vector<Tensor>& in, Context& ctx) override {
-    if (!in[1].defined()) fail("input 'enc_output' is missing: DecoderLayer needs the encoder output (B, S, emb_dim)");
+  Outputs forward(const std::vector<Var>& in, Context& ctx) override {
+    if (!in[1].defined())
+      fail_at("inputs.enc_output", "input 'enc_output' is missing: DecoderLayer needs the encoder output (B, S, emb_dim)");
     auto [out, self_probs, cross_probs] = block(in[0], in[1], ctx);
     return {{"output", out}, {"attention_weights", self_probs}, {"cross_attention_weights", cross_probs}};
   }
   void parameters(const std::string& p, ParamList& out) override { block.parameters(p, out); }
+  std::vector<AttentionSpec> attention() const override {
+    std::vector<AttentionSpec> s = block.attention("", "x", "enc_output");
+    s[0].weights_output = "attention_weights";
+    s[1].weights_output = "cross_attention_weights";
+    return s;
+  }
 
  private:
   DecoderBlock block;
@@ -76,12 +95,18 @@ std::unique_ptr<Module> make(const Config& c, Generator& g) {
 }  // namespace
 
 ModuleInfo info_DecoderLayer() {
+  AttentionSpec self = fused_spec("self_attn."), cross = fused_spec("cross_attn.");
+  self.weights_output = "attention_weights";
+  cross.weights_output = "cross_attention_weights";
+  cross.key_input = cross.value_input = "enc_output";
   return {"DecoderLayer", "002", "DecoderLayer",
           "Self-attention, cross-attention to the encoder output, feed-forward; each followed by residual + LayerNorm.",
           layer_args(),
-          {{"x", InputKind::Float, false, "(B,T,emb_dim)"}, {"enc_output", InputKind::Float, false, "(B,S,emb_dim)"}},
+          {{"x", InputKind::Float, false, InputRole::x, {"batch", "seq", "emb_dim"}, "emb_dim", "(B,T,emb_dim)"},
+           {"enc_output", InputKind::Float, false, InputRole::memory, {"batch", "seq_k", "emb_dim"}, "emb_dim", "(B,S,emb_dim)"}},
           {"output", "attention_weights", "cross_attention_weights"},
-          make};
+          make,
+          {self, cross}};
 }
 
 }  // namespace attn

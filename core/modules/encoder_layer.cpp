@@ -8,20 +8,20 @@ namespace attn {
 EncoderBlock::EncoderBlock(int64_t emb_dim, int64_t num_heads, int64_t ffn_dim, Generator& gen)
     : attn(emb_dim, num_heads, gen), norm1(emb_dim), ffn(emb_dim, ffn_dim, gen), norm2(emb_dim) {}
 
-std::pair<Tensor, Tensor> EncoderBlock::operator()(const Tensor& x, Context& ctx) const {
-  Tensor a, probs;
+std::pair<Var, Var> EncoderBlock::operator()(const Var& x, Context& ctx) const {
+  Var a, probs;
   {
     Context::Scope scope(ctx, "attn.");
-    std::tie(a, probs) = attn(x, Tensor(), ctx);
+    std::tie(a, probs) = attn(x, Var(), ctx);
   }
-  Tensor r1 = add(x, a);
-  ctx.step("residual1", r1, {"batch", "seq", "emb_dim"}, "x + self.attn(x)", "add(x, attn(x))");
-  Tensor n1 = norm1(r1);
-  ctx.step("norm1", n1, {"batch", "seq", "emb_dim"}, "x = self.norm1(x + self.attn(x))", "layer_norm(x, norm1.weight, norm1.bias)");
-  Tensor r2 = add(n1, ffn(n1, ctx));
-  ctx.step("residual2", r2, {"batch", "seq", "emb_dim"}, "x + self.ffn(x)", "add(x, ffn(x))");
-  Tensor n2 = norm2(r2);
-  ctx.step("norm2", n2, {"batch", "seq", "emb_dim"}, "x = self.norm2(x + self.ffn(x))", "layer_norm(x, norm2.weight, norm2.bias)");
+  Var r1 = add(ctx, x, a);
+  ctx.step("residual1", r1, {"batch", "seq", "emb_dim"}, "x + self.attn(x)");
+  Var n1 = norm1(ctx, r1);
+  ctx.step("norm1", n1, {"batch", "seq", "emb_dim"}, "x = self.norm1(x + self.attn(x))");
+  Var r2 = add(ctx, n1, ffn(n1, ctx));
+  ctx.step("residual2", r2, {"batch", "seq", "emb_dim"}, "x + self.ffn(x)");
+  Var n2 = norm2(ctx, r2);
+  ctx.step("norm2", n2, {"batch", "seq", "emb_dim"}, "x = self.norm2(x + self.ffn(x))");
   return {n2, probs};
 }
 
@@ -30,6 +30,12 @@ void EncoderBlock::parameters(const std::string& p, ParamList& out) {
   norm1.parameters(p + "norm1.", out);
   ffn.parameters(p + "ffn.", out);
   norm2.parameters(p + "norm2.", out);
+}
+
+std::vector<AttentionSpec> EncoderBlock::attention(const std::string& prefix) const {
+  AttentionSpec s = attn.spec;
+  s.prefix = prefix + "attn.";
+  return {s};
 }
 
 std::vector<ArgSpec> layer_args() {
@@ -43,11 +49,16 @@ namespace {
 class EncoderLayer : public Module {
  public:
   EncoderLayer(int64_t emb_dim, int64_t num_heads, int64_t ffn_dim, Generator& gen) : block(emb_dim, num_heads, ffn_dim, gen) {}
-  Outputs forward(const std::vector<Tensor>& in, Context& ctx) override {
+  Outputs forward(const std::vector<Var>& in, Context& ctx) override {
     auto [out, probs] = block(in[0], ctx);
     return {{"output", out}, {"attention_weights", probs}};
   }
   void parameters(const std::string& p, ParamList& out) override { block.parameters(p, out); }
+  std::vector<AttentionSpec> attention() const override {
+    std::vector<AttentionSpec> s = block.attention("");
+    s[0].weights_output = "attention_weights";
+    return s;
+  }
 
  private:
   EncoderBlock block;
@@ -60,12 +71,15 @@ std::unique_ptr<Module> make(const Config& c, Generator& g) {
 }  // namespace
 
 ModuleInfo info_EncoderLayer() {
+  AttentionSpec s = fused_spec("attn.");
+  s.weights_output = "attention_weights";
   return {"EncoderLayer", "002", "EncoderLayer",
           "Self-attention and a ReLU feed-forward network, each with a residual connection and LayerNorm after it.",
           layer_args(),
-          {{"x", InputKind::Float, false, "(B,T,emb_dim)"}},
+          {{"x", InputKind::Float, false, InputRole::x, {"batch", "seq", "emb_dim"}, "emb_dim", "(B,T,emb_dim)"}},
           {"output", "attention_weights"},
-          make};
+          make,
+          {s}};
 }
 
 }  // namespace attn

@@ -8,14 +8,19 @@
 
 namespace attn {
 
+// Seed 002's attention conventions: one fused qkv_proj, einsum scores * head_dim ** -0.5, no
+// mask, fc_out. `prefix` is where a layer keeps it ("encoder.0.attn.").
+AttentionSpec fused_spec(const std::string& prefix);
+
 struct FusedAttention {
   Linear qkv_proj, fc_out;
-  int64_t C = 0, H = 0;
+  int64_t C = 0;
+  AttentionSpec spec;  // heads, head dim and scale filled in by the constructor; prefix by the owner
   FusedAttention() = default;
   FusedAttention(int64_t emb_dim, int64_t num_heads, Generator& gen);
   // x: (B,T,C); kv: (B,S,C) for cross-attention (the seed-002 fix) or undefined for self-attention.
   // Returns output (B,T,C) and attn_probs (B,H,T,S).
-  std::pair<Tensor, Tensor> operator()(const Tensor& x, const Tensor& kv, Context& ctx) const;
+  std::pair<Var, Var> operator()(const Var& x, const Var& kv, Context& ctx) const;
   void parameters(const std::string& prefix, ParamList& out);
 };
 
@@ -24,7 +29,7 @@ struct FeedForward {
   Linear l0, l2;
   FeedForward() = default;
   FeedForward(int64_t emb_dim, int64_t ffn_dim, Generator& gen) : l0(emb_dim, ffn_dim, true, gen), l2(ffn_dim, emb_dim, true, gen) {}
-  Tensor operator()(const Tensor& x, Context& ctx) const;
+  Var operator()(const Var& x, Context& ctx) const;
   void parameters(const std::string& prefix, ParamList& out) {
     l0.parameters(prefix + "0.", out);
     l2.parameters(prefix + "2.", out);
@@ -40,8 +45,9 @@ struct EncoderBlock {
   LayerNorm norm2;
   EncoderBlock() = default;
   EncoderBlock(int64_t emb_dim, int64_t num_heads, int64_t ffn_dim, Generator& gen);
-  std::pair<Tensor, Tensor> operator()(const Tensor& x, Context& ctx) const;  // output, attn_probs
+  std::pair<Var, Var> operator()(const Var& x, Context& ctx) const;  // output, attn_probs
   void parameters(const std::string& prefix, ParamList& out);
+  std::vector<AttentionSpec> attention(const std::string& prefix) const;
 };
 
 // DecoderLayer: x = norm1(x + self_attn(x)); x = norm2(x + cross_attn(x, enc_output, enc_output));
@@ -56,8 +62,10 @@ struct DecoderBlock {
   DecoderBlock() = default;
   DecoderBlock(int64_t emb_dim, int64_t num_heads, int64_t ffn_dim, Generator& gen);
   // output, self-attention probs, cross-attention probs
-  std::tuple<Tensor, Tensor, Tensor> operator()(const Tensor& x, const Tensor& enc_output, Context& ctx) const;
+  std::tuple<Var, Var, Var> operator()(const Var& x, const Var& enc_output, Context& ctx) const;
   void parameters(const std::string& prefix, ParamList& out);
+  // memory: the input cross-attention reads keys and values from ("enc_output", or "src")
+  std::vector<AttentionSpec> attention(const std::string& prefix, const std::string& x, const std::string& memory) const;
 };
 
 // The seed-002 arguments shared by EncoderLayer and DecoderLayer.

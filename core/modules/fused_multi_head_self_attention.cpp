@@ -10,58 +10,67 @@
 
 namespace attn {
 
-FusedAttention::FusedAttention(int64_t emb_dim, int64_t num_heads, Generator& gen) : C(emb_dim), H(num_heads) {
+AttentionSpec fused_spec(const std::string& prefix) {
+  AttentionSpec s;
+  s.prefix = prefix;
+  s.projection = Projection::fused;
+  s.query_input = s.key_input = s.value_input = "x";
+  s.query = s.key = s.value = "qkv_proj";
+  s.out = "fc_out";
+  s.divide = false;
+  s.scale_formula = "self.scaling = self.head_dim ** -0.5";
+  s.weights_step = "attn_probs";
+  return s;
+}
+
+FusedAttention::FusedAttention(int64_t emb_dim, int64_t num_heads, Generator& gen) : C(emb_dim), spec(fused_spec("")) {
   if (emb_dim % num_heads != 0)
-    fail("num_heads (", num_heads, ") must divide emb_dim (", emb_dim, "): each head gets emb_dim / num_heads columns");
+    fail_at("config.num_heads", "num_heads (", num_heads, ") must divide emb_dim (", emb_dim,
+            "): each head gets emb_dim / num_heads columns");
+  const int64_t D = emb_dim / num_heads;
+  spec.heads = num_heads, spec.d_k = spec.d_v = D;
+  spec.scale = static_cast<float>(std::pow(static_cast<double>(D), -0.5));
   qkv_proj = Linear(emb_dim, emb_dim * 3, true, gen);
   fc_out = Linear(emb_dim, emb_dim, true, gen);
 }
 
-std::pair<Tensor, Tensor> FusedAttention::operator()(const Tensor& x, const Tensor& kv, Context& ctx) const {
+std::pair<Var, Var> FusedAttention::operator()(const Var& x, const Var& kv, Context& ctx) const {
   expect_input(x, "x", 3, "(batch, seq_len, emb_dim)", C, "emb_dim");
   const bool cross = kv.defined();
   if (cross) {
     expect_input(kv, "enc_output", 3, "(batch, src_len, emb_dim)", C, "emb_dim");
-    if (kv.size(0) != x.size(0)) fail("enc_output's batch (", kv.size(0), ") must equal x's (", x.size(0), ")");
+    if (kv.size(0) != x.size(0)) fail_at("inputs.enc_output", "enc_output's batch (", kv.size(0), ") must equal x's (", x.size(0), ")");
   }
-  const int64_t B = x.size(0), T = x.size(1), D = C / H;
-  Tensor qkv = qkv_proj(x).view({B, T, H, 3 * D});
+  const int64_t B = x.size(0), T = x.size(1), H = spec.heads, D = spec.d_k;
+  Var qkv = view(ctx, qkv_proj(ctx, x), {B, T, H, 3 * D});
   ctx.step("qkv", qkv, {"batch", "seq", "heads", "3*d_head"},
-           "qkv = self.qkv_proj(x).reshape(batch_size, seq_len, self.num_heads, 3 * self.head_dim)",
-           "linear(x, qkv_proj.weight, qkv_proj.bias).view({B, T, H, 3 * D})");
-  Tensor kvsrc = qkv;
+           "qkv = self.qkv_proj(x).reshape(batch_size, seq_len, self.num_heads, 3 * self.head_dim)");
+  Var kvsrc = qkv;
   if (cross) {
-    kvsrc = qkv_proj(kv).view({B, kv.size(1), H, 3 * D});
+    kvsrc = view(ctx, qkv_proj(ctx, kv), {B, kv.size(1), H, 3 * D});
     ctx.step("qkv_enc", kvsrc, {"batch", "seq_k", "heads", "3*d_head"},
-             "qkv_enc = self.qkv_proj(enc_output).reshape(batch_size, src_len, self.num_heads, 3 * self.head_dim)",
-             "linear(enc_output, qkv_proj.weight, qkv_proj.bias).view({B, S, H, 3 * D})");
+             "qkv_enc = self.qkv_proj(enc_output).reshape(batch_size, src_len, self.num_heads, 3 * self.head_dim)");
   }
   // chunk(3, dim=-1): three views, no copy
-  Tensor q = qkv.slice(3, 0, D), k = kvsrc.slice(3, D, 2 * D), v = kvsrc.slice(3, 2 * D, 3 * D);
+  Var q = chunk(ctx, qkv, 3, 0, -1), k = chunk(ctx, kvsrc, 3, 1, -1), v = chunk(ctx, kvsrc, 3, 2, -1);
   const char* chunk_code = cross ? "q = qkv.chunk(3, -1)[0]; k, v = qkv_enc.chunk(3, -1)[1:]" : "q, k, v = qkv.chunk(3, dim=-1)";
-  ctx.step("q", q, {"batch", "seq_q", "heads", "d_head"}, chunk_code, "qkv.slice(3, 0, D)  // a view");
-  ctx.step("k", k, {"batch", "seq_k", "heads", "d_head"}, chunk_code, "qkv.slice(3, D, 2 * D)  // a view");
-  ctx.step("v", v, {"batch", "seq_k", "heads", "d_head"}, chunk_code, "qkv.slice(3, 2 * D, 3 * D)  // a view");
+  ctx.step("q", q, {"batch", "seq_q", "heads", "d_head"}, chunk_code);
+  ctx.step("k", k, {"batch", "seq_k", "heads", "d_head"}, chunk_code);
+  ctx.step("v", v, {"batch", "seq_k", "heads", "d_head"}, chunk_code);
   // einsum("bqhd,bkhd->bhqk") = (q as b,h,q,d) @ (k as b,h,k,d)^T
-  const float scaling = static_cast<float>(std::pow(static_cast<double>(D), -0.5));
-  Tensor qh = q.transpose(1, 2), kh = k.transpose(1, 2).contiguous(), vh = v.transpose(1, 2);
-  Tensor attn_scores = mul_scalar(matmul(qh, kh.transpose(2, 3)), scaling);
+  Var attn_scores = scale_scores(ctx, matmul_bt(ctx, transpose(ctx, q, 1, 2), transpose(ctx, k, 1, 2)), spec);
   ctx.step("attn_scores", attn_scores, {"batch", "heads", "seq_q", "seq_k"},
-           "attn_scores = torch.einsum(\"bqhd,bkhd->bhqk\", q, k) * self.scaling",
-           "mul_scalar(matmul(q.transpose(1, 2), k.transpose(1, 2).transpose(2, 3)), scaling)");
-  Tensor attn_probs = softmax(attn_scores);
-  ctx.step("attn_probs", attn_probs, {"batch", "heads", "seq_q", "seq_k"},
-           "attn_probs = torch.softmax(attn_scores, dim=-1)", "softmax(attn_scores)");
-  Tensor out_heads = matmul(attn_probs, vh).transpose(1, 2);  // einsum("bhqk,bkhd->bqhd")
+           "attn_scores = torch.einsum(\"bqhd,bkhd->bhqk\", q, k) * self.scaling");
+  Var attn_probs = softmax(ctx, attn_scores);
+  ctx.step("attn_probs", attn_probs, {"batch", "heads", "seq_q", "seq_k"}, "attn_probs = torch.softmax(attn_scores, dim=-1)");
+  // einsum("bhqk,bkhd->bqhd")
+  Var out_heads = transpose(ctx, weighted_sum(ctx, attn_probs, transpose(ctx, v, 1, 2)), 1, 2);
   ctx.step("attn_output_heads", out_heads, {"batch", "seq_q", "heads", "d_head"},
-           "attn_output = torch.einsum(\"bhqk,bkhd->bqhd\", attn_probs, v)",
-           "matmul(attn_probs, v.transpose(1, 2)).transpose(1, 2)");
-  Tensor merged = out_heads.contiguous().view({B, T, C});
-  ctx.step("attn_output", merged, {"batch", "seq_q", "emb_dim"},
-           "attn_output = attn_output.reshape(batch_size, seq_len, emb_dim)", "attn_output.contiguous().view({B, T, C})");
-  Tensor output = fc_out(merged);
-  ctx.step("output", output, {"batch", "seq_q", "emb_dim"}, "return self.fc_out(attn_output)",
-           "linear(attn_output, fc_out.weight, fc_out.bias)");
+           "attn_output = torch.einsum(\"bhqk,bkhd->bqhd\", attn_probs, v)");
+  Var merged = view(ctx, out_heads, {B, T, C});
+  ctx.step("attn_output", merged, {"batch", "seq_q", "emb_dim"}, "attn_output = attn_output.reshape(batch_size, seq_len, emb_dim)");
+  Var output = fc_out(ctx, merged);
+  ctx.step("output", output, {"batch", "seq_q", "emb_dim"}, "return self.fc_out(attn_output)");
   return {output, attn_probs};
 }
 
@@ -70,13 +79,11 @@ void FusedAttention::parameters(const std::string& prefix, ParamList& out) {
   fc_out.parameters(prefix + "fc_out.", out);
 }
 
-Tensor FeedForward::operator()(const Tensor& x, Context& ctx) const {
-  Tensor hidden = relu(l0(x));
-  ctx.step("ffn_hidden", hidden, {"batch", "seq", "ffn_dim"}, "nn.ReLU()(nn.Linear(emb_dim, ffn_dim)(x))  # self.ffn[0:2]",
-           "relu(linear(x, ffn.0.weight, ffn.0.bias))");
-  Tensor out = l2(hidden);
-  ctx.step("ffn_out", out, {"batch", "seq", "emb_dim"}, "self.ffn(x)  # nn.Linear(ffn_dim, emb_dim)",
-           "linear(hidden, ffn.2.weight, ffn.2.bias)");
+Var FeedForward::operator()(const Var& x, Context& ctx) const {
+  Var hidden = relu(ctx, l0(ctx, x));
+  ctx.step("ffn_hidden", hidden, {"batch", "seq", "ffn_dim"}, "nn.ReLU()(nn.Linear(emb_dim, ffn_dim)(x))  # self.ffn[0:2]");
+  Var out = l2(ctx, hidden);
+  ctx.step("ffn_out", out, {"batch", "seq", "emb_dim"}, "self.ffn(x)  # nn.Linear(ffn_dim, emb_dim)");
   return out;
 }
 
@@ -84,12 +91,15 @@ namespace {
 
 class FusedMultiHeadSelfAttention : public Module {
  public:
-  FusedMultiHeadSelfAttention(int64_t emb_dim, int64_t num_heads, Generator& gen) : attn(emb_dim, num_heads, gen) {}
-  Outputs forward(const std::vector<Tensor>& in, Context& ctx) override {
-    auto [out, probs] = attn(in[0], Tensor(), ctx);
+  FusedMultiHeadSelfAttention(int64_t emb_dim, int64_t num_heads, Generator& gen) : attn(emb_dim, num_heads, gen) {
+    attn.spec.weights_output = "attention_weights", attn.spec.output = "output";
+  }
+  Outputs forward(const std::vector<Var>& in, Context& ctx) override {
+    auto [out, probs] = attn(in[0], Var(), ctx);
     return {{"output", out}, {"attention_weights", probs}};
   }
   void parameters(const std::string& p, ParamList& out) override { attn.parameters(p, out); }
+  std::vector<AttentionSpec> attention() const override { return {attn.spec}; }
 
  private:
   FusedAttention attn;
@@ -102,13 +112,16 @@ std::unique_ptr<Module> make(const Config& c, Generator& g) {
 }  // namespace
 
 ModuleInfo info_FusedMultiHeadSelfAttention() {
+  AttentionSpec s = fused_spec("");
+  s.weights_output = "attention_weights", s.output = "output";
   return {"FusedMultiHeadSelfAttention", "002", "MultiHeadSelfAttention",
           "Self-attention with one fused qkv_proj (reshape to (b,s,h,3*hd), chunk into q,k,v), einsum scores, fc_out.",
           {{"emb_dim", ArgType::Int, true, 0, 1, 8192, "embedding size"},
            {"num_heads", ArgType::Int, true, 0, 1, 256, "number of heads (must divide emb_dim)"}},
-          {{"x", InputKind::Float, false, "(B,T,emb_dim)"}},
+          {{"x", InputKind::Float, false, InputRole::x, {"batch", "seq", "emb_dim"}, "emb_dim", "(B,T,emb_dim)"}},
           {"output", "attention_weights"},
-          make};
+          make,
+          {s}};
 }
 
 }  // namespace attn

@@ -4,33 +4,25 @@
 //   pe[:, 0::2] = torch.sin(position * div_term); pe[:, 1::2] = torch.cos(position * div_term)
 //   forward: x + self.pe[:, :x.size(1), :]
 // x: (B,T,C) -> (B,T,C). Only the T rows used are computed (the table has no parameters).
-#include <algorithm>
-
 #include "modules.hpp"
 
 namespace attn {
 
-// Shared with Transformer: x + pe[:T], with the checks the seed's broadcasting implies.
-Tensor add_positional_encoding(const Tensor& x, int64_t emb_dim, int64_t max_len, Context& ctx) {
+// Shared with Transformer: x + pe[:T], with the checks the seed's broadcasting implies. Names the
+// table step "pe" (inside the caller's scope); the sum is the caller's to name.
+Var add_positional_encoding(const Var& x, int64_t emb_dim, int64_t max_len, Context& ctx) {
   expect_input(x, "x", 3, "(batch, seq_len, emb_dim)", emb_dim, "emb_dim");
   const int64_t T = x.size(1);
-  if (T > max_len) fail("sequence length (", T, ") must not exceed max_len (", max_len, ") of the positional encoding");
-  Tensor pe = positional_encoding(T, emb_dim).unsqueeze(0);
-  ctx.step("pe", pe, {"1", "seq", "emb_dim"}, "self.pe[:, :x.size(1), :]  # sin on even, cos on odd columns",
-           "positional_encoding(T, emb_dim)");
-  const int64_t B = x.size(0);
-  Tensor out = Tensor::empty(x.shape());
-  Tensor xc = x.contiguous();
-  for (int64_t b = 0; b < B; ++b) {
-    Tensor xb = xc.slice(0, b, b + 1);
-    std::copy_n(add(xb, pe).data(), T * emb_dim, out.data() + b * T * emb_dim);
-  }
-  return out;
+  if (T > max_len)
+    fail_at("config.max_len", "sequence length (", T, ") must not exceed max_len (", max_len, ") of the positional encoding");
+  Var pe = positional_encoding(ctx, T, emb_dim);
+  ctx.step("pe", pe, {"1", "seq", "emb_dim"}, "self.pe[:, :x.size(1), :]  # sin on even, cos on odd columns");
+  return add(ctx, x, pe);
 }
 
 void check_even_emb_dim(int64_t emb_dim) {
   if (emb_dim % 2 != 0)
-    fail("emb_dim (", emb_dim, ") must be even: PositionalEncoding puts sin in even and cos in odd columns");
+    fail_at("config.emb_dim", "emb_dim (", emb_dim, ") must be even: PositionalEncoding puts sin in even and cos in odd columns");
 }
 
 namespace {
@@ -38,9 +30,9 @@ namespace {
 class PositionalEncoding : public Module {
  public:
   PositionalEncoding(int64_t emb_dim, int64_t max_len) : emb_dim_(emb_dim), max_len_(max_len) { check_even_emb_dim(emb_dim); }
-  Outputs forward(const std::vector<Tensor>& in, Context& ctx) override {
-    Tensor out = add_positional_encoding(in[0], emb_dim_, max_len_, ctx);
-    ctx.step("output", out, {"batch", "seq", "emb_dim"}, "return x + self.pe[:, :x.size(1), :]", "add(x, pe)");
+  Outputs forward(const std::vector<Var>& in, Context& ctx) override {
+    Var out = add_positional_encoding(in[0], emb_dim_, max_len_, ctx);
+    ctx.step("output", out, {"batch", "seq", "emb_dim"}, "return x + self.pe[:, :x.size(1), :]");
     return {{"output", out}};
   }
   void parameters(const std::string&, ParamList&) override {}
@@ -60,9 +52,10 @@ ModuleInfo info_PositionalEncoding() {
           "Adds the sinusoidal position table: sin(pos / 10000^(2i/d)) on even columns, cos on odd ones.",
           {{"emb_dim", ArgType::Int, true, 0, 2, 8192, "embedding size (even)"},
            {"max_len", ArgType::Int, false, 5000, 1, 100000, "longest sequence"}},
-          {{"x", InputKind::Float, false, "(B,T,emb_dim)"}},
+          {{"x", InputKind::Float, false, InputRole::x, {"batch", "seq", "emb_dim"}, "emb_dim", "(B,T,emb_dim)"}},
           {"output"},
-          make};
+          make,
+          {}};
 }
 
 }  // namespace attn

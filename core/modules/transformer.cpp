@@ -8,21 +8,22 @@
 
 namespace attn {
 
-Tensor add_positional_encoding(const Tensor& x, int64_t emb_dim, int64_t max_len, Context& ctx);  // positional_encoding.cpp
+Var add_positional_encoding(const Var& x, int64_t emb_dim, int64_t max_len, Context& ctx);  // positional_encoding.cpp
 void check_even_emb_dim(int64_t emb_dim);
 
 namespace {
 
-std::vector<int64_t> token_ids(const Tensor& t, const char* name, int64_t vocab) {
-  if (!t.defined()) fail("input '", name, "' is missing: Transformer needs token ids of shape (B, L)");
-  if (t.dim() != 2) fail("input '", name, "' has shape ", shape_str(t.shape()), " but must be 2-d (batch, seq_len) token ids");
+std::vector<int64_t> token_ids(const Var& t, const char* name, int64_t vocab) {
+  const std::string field = std::string("inputs.") + name;
+  if (!t.defined()) fail_at(field, "input '", name, "' is missing: Transformer needs token ids of shape (B, L)");
+  if (t.dim() != 2) fail_at(field, "input '", name, "' has shape ", shape_str(t.shape()), " but must be 2-d (batch, seq_len) token ids");
   std::vector<int64_t> ids;
-  const std::vector<float> v = t.to_vector();
+  const std::vector<float> v = t.t.to_vector();
   for (size_t i = 0; i < v.size(); ++i) {
     const float f = v[i];
     if (!(f >= 0 && f < static_cast<float>(vocab)) || f != static_cast<float>(static_cast<int64_t>(f)))
-      fail("input '", name, "' value ", f, " at position ", i, " is not a token id: ids must be integers in [0, ",
-           vocab, ") (vocab_size)");
+      fail_at(field, "input '", name, "' value ", f, " at position ", i, " is not a token id: ids must be integers in [0, ",
+              vocab, ") (vocab_size)");
     ids.push_back(static_cast<int64_t>(f));
   }
   return ids;
@@ -40,22 +41,35 @@ class Transformer : public Module {
     fc_out = Linear(emb_dim, vocab_size, true, gen);
   }
 
-  Outputs forward(const std::vector<Tensor>& in, Context& ctx) override {
+  Outputs forward(const std::vector<Var>& in, Context& ctx) override {
     const std::vector<int64_t> src_ids = token_ids(in[0], "src", V_), tgt_ids = token_ids(in[1], "tgt", V_);
-    if (in[1].size(0) != in[0].size(0)) fail("src batch (", in[0].size(0), ") and tgt batch (", in[1].size(0), ") must be equal");
-    Tensor src = embedding_lookup(src_ids, in[0].shape(), "src", ctx);
-    Tensor tgt = embedding_lookup(tgt_ids, in[1].shape(), "tgt", ctx);
-    for (size_t i = 0; i < encoder.size(); ++i) {
-      Context::Scope scope(ctx, "encoder." + std::to_string(i) + ".");
-      src = encoder[i](src, ctx).first;
+    if (in[1].size(0) != in[0].size(0))
+      fail_at("inputs.tgt", "src batch (", in[0].size(0), ") and tgt batch (", in[1].size(0), ") must be equal");
+    // The seed's order: both embeddings, then the encoder, then the decoder.
+    Var src, tgt;
+    {
+      Context::Sequences seq(ctx, "src", "src");
+      src = embedding_lookup(src_ids, in[0].shape(), "src", ctx);
     }
+    {
+      Context::Sequences seq(ctx, "tgt", "tgt");
+      tgt = embedding_lookup(tgt_ids, in[1].shape(), "tgt", ctx);
+    }
+    {
+      Context::Sequences seq(ctx, "src", "src");
+      for (size_t i = 0; i < encoder.size(); ++i) {
+        Context::Scope scope(ctx, "encoder." + std::to_string(i) + ".");
+        src = encoder[i](src, ctx).first;
+      }
+    }
+    // decoder positions are the target's; cross-attention keys the source's
+    Context::Sequences seq(ctx, "tgt", "src");
     for (size_t i = 0; i < decoder.size(); ++i) {
       Context::Scope scope(ctx, "decoder." + std::to_string(i) + ".");
       tgt = std::get<0>(decoder[i](tgt, src, ctx));
     }
-    Tensor logits = fc_out(tgt);
-    ctx.step("logits", logits, {"batch", "seq", "vocab"}, "return self.fc_out(dec_output)",
-             "linear(dec_output, fc_out.weight, fc_out.bias)");
+    Var logits = fc_out(ctx, tgt);
+    ctx.step("logits", logits, {"batch", "seq", "vocab"}, "return self.fc_out(dec_output)");
     return {{"output", logits}};
   }
 
@@ -65,21 +79,31 @@ class Transformer : public Module {
     for (size_t i = 0; i < decoder.size(); ++i) decoder[i].parameters(p + "decoder." + std::to_string(i) + ".", out);
     fc_out.parameters(p + "fc_out.", out);
   }
+  std::vector<AttentionSpec> attention() const override {
+    std::vector<AttentionSpec> out;
+    for (size_t i = 0; i < encoder.size(); ++i) {
+      AttentionSpec s = encoder[i].attention("encoder." + std::to_string(i) + ".")[0];
+      s.query_input = s.key_input = s.value_input = "src";
+      out.push_back(s);
+    }
+    for (size_t i = 0; i < decoder.size(); ++i)
+      for (const AttentionSpec& s : decoder[i].attention("decoder." + std::to_string(i) + ".", "tgt", "src")) out.push_back(s);
+    return out;
+  }
 
  private:
-  Tensor embedding_lookup(const std::vector<int64_t>& ids, const Shape& rows, const char* which, Context& ctx) {
-    Tensor e = attn::embedding(this->embedding, ids, rows);
+  Var embedding_lookup(const std::vector<int64_t>& ids, const Shape& rows, const char* which, Context& ctx) {
     const bool src = which[0] == 's';
+    Var e = attn::embedding(ctx, ctx.param(this->embedding), ids, rows, which);
     ctx.step(src ? "src_embedding" : "tgt_embedding", e, {"batch", "seq", "emb_dim"},
-             src ? "self.embedding(src)" : "self.embedding(tgt)", "embedding(embedding.weight, ids)");
-    Tensor pos;
+             src ? "self.embedding(src)" : "self.embedding(tgt)");
+    Var pos;
     {
       Context::Scope scope(ctx, src ? "src_" : "tgt_");
       pos = add_positional_encoding(e, C_, 5000, ctx);
     }
     ctx.step(src ? "src_pos" : "tgt_pos", pos, {"batch", "seq", "emb_dim"},
-             src ? "src = self.pos_encoder(self.embedding(src))" : "tgt = self.pos_encoder(self.embedding(tgt))",
-             "add_positional_encoding(x, emb_dim)");
+             src ? "src = self.pos_encoder(self.embedding(src))" : "tgt = self.pos_encoder(self.embedding(tgt))");
     return pos;
   }
 
@@ -101,12 +125,19 @@ ModuleInfo info_Transformer() {
   std::vector<ArgSpec> args = layer_args();
   args.insert(args.begin(), {"vocab_size", ArgType::Int, true, 0, 1, 65536, "vocabulary size"});
   args.push_back({"num_layers", ArgType::Int, true, 0, 0, 24, "encoder and decoder layers"});
+  AttentionSpec enc = fused_spec("encoder.*.attn."), self = fused_spec("decoder.*.self_attn."),
+                cross = fused_spec("decoder.*.cross_attn.");
+  enc.query_input = enc.key_input = enc.value_input = "src";
+  self.query_input = self.key_input = self.value_input = "tgt";
+  cross.query_input = "tgt", cross.key_input = cross.value_input = "src";
   return {"Transformer", "002", "Transformer",
           "Embedding + positional encoding, num_layers encoder and decoder layers, a linear layer to vocabulary logits.",
           args,
-          {{"src", InputKind::Ids, false, "(B,S) token ids"}, {"tgt", InputKind::Ids, false, "(B,T) token ids"}},
+          {{"src", InputKind::Ids, false, InputRole::source, {"batch", "seq"}, "", "(B,S) token ids"},
+           {"tgt", InputKind::Ids, false, InputRole::target, {"batch", "seq"}, "", "(B,T) token ids"}},
           {"output"},
-          make};
+          make,
+          {enc, self, cross}};
 }
 
 }  // namespace attn

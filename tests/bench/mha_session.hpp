@@ -27,7 +27,7 @@ class MhaSession {
     Context ctx(gen_, false, false);
     ctx.want_weights = false;
     Outputs out = module_->forward({x_, x_, x_, Tensor()}, ctx);
-    output_ = out[0].value.contiguous();
+    output_ = out[0].value.t.contiguous();
     return output_;
   }
   Tensor& x() { return x_; }

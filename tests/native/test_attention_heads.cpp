@@ -6,7 +6,6 @@
 
 #include "attention.hpp"
 #include "fixtures.hpp"
-#include "layers.hpp"  // split_heads, merge_heads
 
 namespace {
 
@@ -24,13 +23,15 @@ double max_diff(const attn::Tensor& a_, const attn::Tensor& b_) {
   return m;
 }
 
-// The seed's unfused ops, as the traced path of the modules runs them.
+// The seed's unfused ops, as the traced path of the modules runs them (graph.hpp).
 std::pair<attn::Tensor, attn::Tensor> unfused(const attn::Tensor& q, const attn::Tensor& k, const attn::Tensor& v, int64_t H,
                                               float scale) {
   using namespace attn;
-  const Tensor qh = split_heads(q, H), kh = split_heads(k, H), vh = split_heads(v, H);
-  const Tensor weights = softmax(div_scalar(matmul(qh, kh.contiguous().transpose(-2, -1)), scale));
-  return {merge_heads(matmul(weights, vh)), weights};
+  Generator gen(0);
+  Context ctx(gen, false, false);
+  const Var qh = split_heads(ctx, q, H), kh = split_heads(ctx, k, H), vh = split_heads(ctx, v, H);
+  const Var weights = softmax(ctx, div_scalar(ctx, matmul_bt(ctx, qh, kh), scale));
+  return {merge_heads(ctx, weighted_sum(ctx, weights, vh)).t, weights.t};
 }
 
 }  // namespace
@@ -76,8 +77,8 @@ TEST_CASE("multi-head modules give the same output traced, untraced and without 
       attn::Context ctx(gen, false, mode == 0);
       ctx.want_weights = mode != 2;
       attn::Outputs out = module->forward({x, x, x, attn::Tensor()}, ctx);
-      outputs[mode] = out[0].value;
-      weights[mode] = out[1].value;
+      outputs[mode] = out[0].value.t;
+      weights[mode] = out[1].value.t;
     }
     INFO(id << ": maxdiff traced/untraced " << max_diff(outputs[0], outputs[1]) << ", without weights " << max_diff(outputs[0], outputs[2]));
     CHECK(max_diff(outputs[0], outputs[1]) == 0.0);

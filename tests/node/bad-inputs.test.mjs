@@ -9,14 +9,14 @@ import { badInputsTable, readCases } from '../../scripts/bad-inputs-table.mjs';
 
 const core = await loadAttention();
 
-test('every bad input gives a JS Error with its rule, and the next run still works', () => {
+test('every bad input gives a JS Error with its rule and field, and the next run still works', () => {
   const cases = readCases();
   assert.ok(cases.length >= 30);
   const good = { module: 'SelfAttention_v1', config: { d_in: 3, d_out: 2 }, seed: 123,
     inputs: [{ name: 'x', shape: [6, 3], data: [0.43, 0.15, 0.89, 0.55, 0.87, 0.66, 0.57, 0.85, 0.64, 0.22, 0.58, 0.33, 0.77, 0.25, 0.10, 0.05, 0.80, 0.55] }] };
   const want = core.run(good).outputs[0].data[2];
   for (const c of cases) {
-    assert.throws(() => core.run(c.scenario), (e) => e instanceof Error && e.message.includes(c.error), c.what);
+    assert.throws(() => core.run(c.scenario), (e) => e instanceof Error && e.message.includes(c.error) && e.field === c.field, c.what);
     assert.equal(core.run(good).outputs[0].data[2], want);
   }
   assert.ok(Math.abs(want - 0.3061) < 1e-4);  // the book's context vector for "journey"

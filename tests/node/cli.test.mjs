@@ -20,13 +20,16 @@ const wasm = (args) => spawnSync(process.execPath, [wasmCli, ...args], { encodin
 // Same structure, same names and shapes; numbers within 1e-6 relative (the last float32 bits).
 function assertSameResult(a, b, where) {
   assert.equal(a.module, b.module);
+  assert.deepEqual(a.attention, b.attention, `${where}: attention`);
   for (const group of ['outputs', 'steps']) {
     assert.equal((a[group] ?? []).length, (b[group] ?? []).length, `${where}: ${group} count`);
     (a[group] ?? []).forEach((ta, i) => {
       const tb = b[group][i];
       assert.equal(ta.name, tb.name);
       assert.deepEqual(ta.shape, tb.shape);
-      if (group === 'steps') { assert.deepEqual(ta.dims, tb.dims); assert.equal(ta.code, tb.code); }
+      if (group === 'steps') {
+        for (const key of ['op', 'ops', 'attrs', 'inputs', 'dims', 'tokens', 'code', 'cpp']) assert.deepEqual(ta[key], tb[key], `${where} ${ta.name}.${key}`);
+      }
       let worst = 0;
       ta.data.forEach((v, k) => {
         const x = Number(v), y = Number(tb.data[k]);  // "-Infinity" for masked scores

@@ -1,0 +1,231 @@
+// The ops on the tape: compute with ops.hpp, record one node when the Context records. See graph.hpp.
+#include "graph.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "error.hpp"
+#include "ops.hpp"
+
+namespace attn {
+
+namespace {
+
+Var put(Context& ctx, Op op, std::vector<int32_t> in, Tensor out, Attrs a = {}, Tensor saved = {},
+        std::vector<int64_t> ids = {}) {
+  if (!ctx.recording()) return {std::move(out), -1};
+  return ctx.record(op, std::move(in), std::move(out), std::move(a), std::move(saved), std::move(ids));
+}
+
+int64_t wrap_dim(int64_t d, int64_t rank) { return d < 0 ? d + rank : d; }
+
+// a op b where b is a's shape with some dims of size 1 (or fewer leading dims): right-aligned broadcast.
+template <class F>
+Tensor broadcast_binary(const Tensor& a_, const Tensor& b_, F f, const char* what) {
+  const Tensor a = a_.contiguous(), b = b_.contiguous();
+  const Shape& as = a.shape();
+  const Shape& bs = b.shape();
+  if (bs.size() > as.size()) fail(what, ": ", shape_str(bs), " has more dimensions than ", shape_str(as));
+  std::vector<int64_t> bstride(as.size(), 0);
+  int64_t s = 1;
+  for (size_t i = bs.size(); i-- > 0;) {
+    const size_t j = i + as.size() - bs.size();
+    if (bs[i] != as[j] && bs[i] != 1) fail(what, ": ", shape_str(bs), " cannot broadcast to ", shape_str(as));
+    bstride[j] = bs[i] == 1 ? 0 : s;
+    s *= bs[i];
+  }
+  Tensor out = Tensor::empty(as);
+  const int64_t n = a.numel(), nd = a.dim();
+  std::vector<int64_t> idx(static_cast<size_t>(nd), 0);
+  int64_t boff = 0;
+  const float* ap = a.data();
+  const float* bp = b.data();
+  float* op = out.data();
+  for (int64_t i = 0; i < n; ++i) {
+    op[i] = f(ap[i], bp[boff]);
+    for (int64_t d = nd - 1; d >= 0; --d) {
+      boff += bstride[d];
+      if (++idx[d] < as[d]) break;
+      boff -= bstride[d] * as[d];
+      idx[d] = 0;
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+Var linear(Context& ctx, const Var& x, const Var& weight, const Var& bias) {
+  return put(ctx, Op::linear, {x.id, weight.id, bias.id}, linear(x.t, weight.t, bias.t));
+}
+
+Var matmul(Context& ctx, const Var& a, const Var& b) { return put(ctx, Op::matmul, {a.id, b.id}, matmul(a.t, b.t)); }
+
+Var matmul_bt(Context& ctx, const Var& a, const Var& b) {
+  Attrs at;
+  at.transpose_b = true;
+  // matmul packs a transposed b once; a packed copy of b first keeps that pack a plain transpose.
+  return put(ctx, Op::matmul, {a.id, b.id}, matmul(a.t, b.t.contiguous().transpose(-2, -1)), at);
+}
+
+Var weighted_sum(Context& ctx, const Var& weights, const Var& values) {
+  return put(ctx, Op::weighted_sum, {weights.id, values.id}, matmul(weights.t, values.t));
+}
+
+Var split_heads(Context& ctx, const Var& x, int64_t H) {
+  if (x.dim() != 3 || H <= 0 || x.size(2) % H != 0)
+    fail("split_heads: ", shape_str(x.shape()), " must be (B, T, H*D) with H (", H, ") dividing the last dimension");
+  const int64_t B = x.size(0), T = x.size(1), D = x.size(2) / H;
+  Attrs a;
+  a.heads = H;
+  return put(ctx, Op::split_heads, {x.id}, x.t.contiguous().view({B, T, H, D}).transpose(1, 2), a);
+}
+
+Var merge_heads(Context& ctx, const Var& x) {
+  if (x.dim() != 4) fail("merge_heads: ", shape_str(x.shape()), " must be (B, H, T, D)");
+  const int64_t B = x.size(0), H = x.size(1), T = x.size(2), D = x.size(3);
+  Attrs a;
+  a.heads = H;
+  return put(ctx, Op::merge_heads, {x.id}, x.t.transpose(1, 2).contiguous().view({B, T, H * D}), a);
+}
+
+Var view(Context& ctx, const Var& x, Shape shape) {
+  Tensor out = x.t.contiguous().view(shape);
+  Attrs a;
+  a.shape = std::move(shape);
+  return put(ctx, Op::view, {x.id}, std::move(out), a);
+}
+
+Var transpose(Context& ctx, const Var& x, int64_t d0, int64_t d1) {
+  Attrs a;
+  a.dim0 = d0;
+  a.dim1 = d1;
+  return put(ctx, Op::transpose, {x.id}, x.t.transpose(d0, d1), a);
+}
+
+Var chunk(Context& ctx, const Var& x, int64_t chunks, int64_t index, int64_t dim) {
+  const int64_t d = wrap_dim(dim, x.dim());
+  if (d < 0 || d >= x.dim() || chunks <= 0 || x.size(d) % chunks != 0 || index < 0 || index >= chunks)
+    fail("chunk: dim ", dim, " of ", shape_str(x.shape()), " must split into ", chunks, " equal parts");
+  const int64_t w = x.size(d) / chunks;
+  Attrs a;
+  a.chunks = chunks;
+  a.index = index;
+  a.dim = dim;
+  return put(ctx, Op::chunk, {x.id}, x.t.slice(d, index * w, (index + 1) * w), a);
+}
+
+Var concat(Context& ctx, const std::vector<Var>& xs) {
+  std::vector<Tensor> ts;
+  std::vector<int32_t> ids;
+  for (const Var& v : xs) {
+    ts.push_back(v.t);
+    ids.push_back(v.id);
+  }
+  return put(ctx, Op::concat, std::move(ids), cat_last(ts));
+}
+
+Var stack(Context& ctx, const std::vector<Var>& xs, int64_t dim) {
+  std::vector<Tensor> ts;
+  std::vector<int32_t> ids;
+  for (const Var& v : xs) {
+    ts.push_back(v.t);
+    ids.push_back(v.id);
+  }
+  Attrs a;
+  a.dim = dim;
+  return put(ctx, Op::stack, std::move(ids), attn::stack(ts, dim), a);
+}
+
+Var div_scalar(Context& ctx, const Var& x, float s) {
+  Attrs a;
+  a.scale = s;
+  a.divide = true;
+  return put(ctx, Op::scale, {x.id}, div_scalar(x.t, s), a);
+}
+
+Var mul_scalar(Context& ctx, const Var& x, float s) {
+  Attrs a;
+  a.scale = s;
+  return put(ctx, Op::scale, {x.id}, mul_scalar(x.t, s), a);
+}
+
+Var masked_fill(Context& ctx, const Var& x, const Tensor& mask, float fill, Attrs how) {
+  how.fill = fill;
+  Tensor out = masked_fill(x.t, mask, fill);
+  return put(ctx, Op::masked_fill, {x.id}, std::move(out), std::move(how), mask);
+}
+
+Var softmax(Context& ctx, const Var& x, int64_t dim) {
+  const int64_t n = x.dim(), d = wrap_dim(dim, n);
+  if (n == 0 || d < 0 || d >= n) fail("softmax: dim ", dim, " is out of range for a ", n, "-d tensor: use -", n, "..", n - 1);
+  Attrs a;
+  a.dim = dim;
+  // The kernels normalise rows: bring the dim last, normalise, move it back.
+  Tensor out = d == n - 1 ? softmax(x.t) : softmax(x.t.transpose(d, n - 1).contiguous()).transpose(d, n - 1).contiguous();
+  return put(ctx, Op::softmax, {x.id}, std::move(out), a);
+}
+
+Var dropout(Context& ctx, const Var& x, float p) {
+  Attrs a;
+  a.p = p;
+  if (p == 0.f) return put(ctx, Op::dropout, {x.id}, x.t.contiguous(), a);
+  // The scaled keep-mask (0 or 1/(1-p)) is what the backward multiplies by: the same draw.
+  Tensor mask = dropout_mask(x.shape(), p, ctx.gen);
+  Tensor out = mul(x.t, mask);
+  return put(ctx, Op::dropout, {x.id}, std::move(out), a, mask);
+}
+
+Var layer_norm(Context& ctx, const Var& x, const Var& weight, const Var& bias) {
+  return put(ctx, Op::layer_norm, {x.id, weight.id, bias.id}, layer_norm(x.t, weight.t, bias.t));
+}
+
+Var relu(Context& ctx, const Var& x) { return put(ctx, Op::relu, {x.id}, relu(x.t)); }
+
+Var add(Context& ctx, const Var& a, const Var& b) {
+  Tensor out = a.shape() == b.shape() ? add(a.t, b.t) : broadcast_binary(a.t, b.t, [](float u, float v) { return u + v; }, "add");
+  return put(ctx, Op::add, {a.id, b.id}, std::move(out));
+}
+
+Var embedding(Context& ctx, const Var& weight, const std::vector<int64_t>& ids, const Shape& rows,
+              const std::string& ids_input) {
+  Attrs a;
+  a.ids_input = ids_input;
+  return put(ctx, Op::embedding, {weight.id}, embedding(weight.t, ids, rows), a, {}, ids);
+}
+
+Var positional_encoding(Context& ctx, int64_t T, int64_t C) {
+  Attrs a;
+  a.shape = {1, T, C};
+  return put(ctx, Op::positional_encoding, {}, positional_encoding(T, C).unsqueeze(0), a);
+}
+
+Var amax(Context& ctx, const Var& x, int64_t dim) {
+  const int64_t n = x.dim(), d = wrap_dim(dim, n);
+  if (d < 0 || d >= n) fail("amax: dim ", dim, " is out of range for ", shape_str(x.shape()));
+  const Tensor moved = x.t.transpose(d, n - 1).contiguous();
+  Shape s = moved.shape();
+  const int64_t w = s.back(), rows = w ? moved.numel() / w : 0;
+  s.back() = 1;
+  Tensor m = Tensor::empty(s);
+  for (int64_t r = 0; r < rows; ++r) {
+    const float* row = moved.data() + r * w;
+    m.data()[r] = *std::max_element(row, row + w);
+  }
+  Attrs a;
+  a.dim = dim;
+  return put(ctx, Op::amax, {x.id}, m.transpose(d, n - 1).contiguous(), a);
+}
+
+Var sub(Context& ctx, const Var& a, const Var& b) {
+  return put(ctx, Op::sub, {a.id, b.id}, broadcast_binary(a.t, b.t, [](float u, float v) { return u - v; }, "sub"));
+}
+
+Var exp(Context& ctx, const Var& x) {
+  Tensor out = x.t.clone();
+  float* p = out.data();
+  for (int64_t i = 0; i < out.numel(); ++i) p[i] = std::exp(p[i]);
+  return put(ctx, Op::exp, {x.id}, std::move(out));
+}
+
+}  // namespace attn

@@ -1,0 +1,58 @@
+// The ops modules call: each computes with the Tensor op of ops.hpp (scalar or SIMD kernels) and,
+// when the Context records, puts one typed node on the tape (tape.hpp). One function per Op; the
+// name is the one a step's `cpp` text prints. Shape letters as in attention.hpp.
+#pragma once
+#include <vector>
+
+#include "tape.hpp"
+
+namespace attn {
+
+// x: (..., IC), weight: (OC, IC), bias: (OC) or undefined -> (..., OC)
+Var linear(Context& ctx, const Var& x, const Var& weight, const Var& bias);
+// a: (..., M, K), b: (..., K, N) or (K, N) -> (..., M, N)
+Var matmul(Context& ctx, const Var& a, const Var& b);
+// a: (..., M, K), b: (..., N, K) -> a @ b.transpose(-2, -1): (..., M, N) (queries @ keys^T)
+Var matmul_bt(Context& ctx, const Var& a, const Var& b);
+// weights: (..., T, S), values: (..., S, D) -> (..., T, D)
+Var weighted_sum(Context& ctx, const Var& weights, const Var& values);
+// x: (B, T, H*D) -> (B, H, T, D), a view: x.view(B, T, H, D).transpose(1, 2)
+Var split_heads(Context& ctx, const Var& x, int64_t H);
+// x: (B, H, T, D) -> (B, T, H*D): x.transpose(1, 2).contiguous().view(B, T, H*D)
+Var merge_heads(Context& ctx, const Var& x);
+// x.contiguous().view(shape), one -1 inferred
+Var view(Context& ctx, const Var& x, Shape shape);
+Var transpose(Context& ctx, const Var& x, int64_t d0, int64_t d1);
+// x.chunk(chunks, dim)[index], a view
+Var chunk(Context& ctx, const Var& x, int64_t chunks, int64_t index, int64_t dim);
+// torch.cat(xs, dim=-1)
+Var concat(Context& ctx, const std::vector<Var>& xs);
+// torch.stack(xs, dim)
+Var stack(Context& ctx, const std::vector<Var>& xs, int64_t dim);
+// x / s and x * s (Op::scale); s already a float32, as PyTorch rounds a Python float
+Var div_scalar(Context& ctx, const Var& x, float s);
+Var mul_scalar(Context& ctx, const Var& x, float s);
+// x with cells where mask != 0 set to fill; mask (1 = masked) broadcasts to x, right-aligned.
+// `how` says where the mask came from (causal, mask_input, masked_where_zero, mask_unsqueezed),
+// for the step's attributes and its printed call; attrs.fill is set from `fill`.
+Var masked_fill(Context& ctx, const Var& x, const Tensor& mask, float fill, Attrs how);
+// over `dim` (the last by default); a row of -inf gives zeros
+Var softmax(Context& ctx, const Var& x, int64_t dim = -1);
+// train-mode dropout from ctx.gen (the identity when p == 0)
+Var dropout(Context& ctx, const Var& x, float p);
+// over the last dim, nn.LayerNorm's eps 1e-5
+Var layer_norm(Context& ctx, const Var& x, const Var& weight, const Var& bias);
+Var relu(Context& ctx, const Var& x);
+// a + b, b: a's shape or a's trailing dims (broadcast over the leading ones: x + pe)
+Var add(Context& ctx, const Var& a, const Var& b);
+// weight: (V, d), ids: one per row of `rows` -> (rows..., d); ids_input: the module input they came from
+Var embedding(Context& ctx, const Var& weight, const std::vector<int64_t>& ids, const Shape& rows,
+              const std::string& ids_input = "");
+// seed 002's table rows [0, T) as (1, T, C)
+Var positional_encoding(Context& ctx, int64_t T, int64_t C);
+// seed 003's softmax, written out: max over dim (keepdim), x - max, exp
+Var amax(Context& ctx, const Var& x, int64_t dim);
+Var sub(Context& ctx, const Var& a, const Var& b);
+Var exp(Context& ctx, const Var& x);
+
+}  // namespace attn

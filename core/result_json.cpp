@@ -1,0 +1,128 @@
+// Results and the module table as JSON (SCENARIO.md, "Result", "Typed steps", "Attention",
+// "Modules"). Floats with 9 significant digits (float32 round-trips); -inf, inf and NaN as strings.
+#include <cmath>
+#include <cstdio>
+#include <nlohmann/json.hpp>
+
+#include "scenario.hpp"
+
+namespace attn {
+
+using json = nlohmann::json;
+
+namespace {
+
+void put_string(std::string& out, const std::string& s) { out += json(s).dump(); }
+
+void put_floats(std::string& out, const Tensor& t_) {
+  const Tensor t = t_.contiguous();
+  out += '[';
+  char buf[32];
+  for (int64_t i = 0; i < t.numel(); ++i) {
+    const float v = t.data()[i];
+    if (std::isfinite(v)) std::snprintf(buf, sizeof buf, "%s%.9g", i ? "," : "", static_cast<double>(v));
+    else std::snprintf(buf, sizeof buf, "%s%s", i ? "," : "", std::isnan(v) ? "\"NaN\"" : v > 0 ? "\"Infinity\"" : "\"-Infinity\"");
+    out += buf;
+  }
+  out += ']';
+}
+
+void put_tensors(std::string& out, const char* key, const std::vector<NamedTensor>& list,
+                 const std::vector<std::string>* steps = nullptr) {
+  out += std::string(",\"") + key + "\":[";
+  for (size_t i = 0; i < list.size(); ++i) {
+    out += i ? ",\n{\"name\":" : "\n{\"name\":";
+    put_string(out, list[i].name);
+    out += ",\"shape\":" + json(list[i].value.shape()).dump();
+    if (steps && i < steps->size() && !(*steps)[i].empty()) out += ",\"step\":" + json((*steps)[i]).dump();
+    out += ",\"data\":";
+    put_floats(out, list[i].value);
+    out += '}';
+  }
+  out += "]";
+}
+
+json step_meta(const Step& s) {
+  json ops = json::array(), inputs = json::array(), tokens = json::array();
+  for (Op op : s.ops) ops.push_back(op_name(op));
+  for (const StepInput& in : s.inputs)
+    inputs.push_back({{in.kind == StepInput::Kind::step ? "step" : in.kind == StepInput::Kind::input ? "input" : "param", in.name}});
+  for (const std::string& t : s.tokens) tokens.push_back(t.empty() ? json(nullptr) : json(t));
+  return {{"name", s.name},   {"op", op_name(s.op)}, {"ops", ops},         {"attrs", json::parse(s.attrs)},
+          {"inputs", inputs}, {"shape", s.value.shape()}, {"dims", s.dims}, {"tokens", tokens},
+          {"code", s.code},   {"cpp", s.cpp}};
+}
+
+}  // namespace
+
+std::string step_meta_json(const Step& step) { return step_meta(step).dump(); }
+
+std::string attention_json(const std::vector<AttentionSpec>& specs) {
+  std::string out = "[";
+  for (size_t i = 0; i < specs.size(); ++i) out += (i ? "," : "") + attention_spec_json(specs[i]);
+  return out + "]";
+}
+
+std::string result_to_json(const Result& r) {
+  std::string out = "{\"module\":";
+  put_string(out, r.module);
+  put_tensors(out, "outputs", r.outputs, &r.output_steps);
+  if (!r.steps.empty()) {
+    out += ",\"steps\":[";
+    for (size_t i = 0; i < r.steps.size(); ++i) {
+      std::string meta = step_meta_json(r.steps[i]);
+      meta.pop_back();  // the closing brace: data follows
+      out += (i ? ",\n" : "\n") + meta + ",\"data\":";
+      put_floats(out, r.steps[i].value);
+      out += '}';
+    }
+    out += "]";
+  }
+  out += ",\"attention\":" + attention_json(r.attention);
+  if (!r.inputs.empty()) put_tensors(out, "inputs", r.inputs);
+  if (!r.params.empty()) put_tensors(out, "params", r.params);
+  return out + "}\n";
+}
+
+std::string modules_json() {
+  json list = json::array();
+  for (const ModuleInfo& m : module_registry()) {
+    json args = json::array(), inputs = json::array();
+    for (const ArgSpec& a : m.args) {
+      json arg = {{"name", a.name},
+                  {"type", a.type == ArgType::Int ? "int" : a.type == ArgType::Float ? "float" : "bool"},
+                  {"required", a.required},
+                  {"min", a.min},
+                  {"max", a.max},
+                  {"help", a.help}};
+      if (!a.required) {
+        if (a.type == ArgType::Bool) arg["default"] = a.default_value != 0.0;
+        else if (a.type == ArgType::Int) arg["default"] = static_cast<int64_t>(a.default_value);
+        else arg["default"] = a.default_value;
+      }
+      args.push_back(arg);
+    }
+    for (const InputSpec& in : m.inputs)
+      inputs.push_back({{"name", in.name},
+                        {"kind", in.kind == InputKind::Float ? "float" : in.kind == InputKind::Mask ? "mask" : "ids"},
+                        {"role", input_role_name(in.role)},
+                        {"optional", in.optional},
+                        {"dims", in.dims},
+                        {"width", in.width.empty() ? json(nullptr) : json(in.width)},
+                        {"shape", in.shape}});
+    list.push_back({{"id", m.id},
+                    {"seed", m.seed},
+                    {"seed_name", m.seed_name},
+                    {"summary", m.summary},
+                    {"args", args},
+                    {"inputs", inputs},
+                    {"outputs", m.outputs},
+                    {"dropout", has_dropout(m)},
+                    {"attention", json::parse(attention_json(m.attention))}});
+  }
+  return list.dump();
+}
+
+std::string version() { return ATTN_VERSION; }
+
+}  // namespace attn

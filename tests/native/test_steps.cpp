@@ -1,0 +1,132 @@
+// Typed steps (core/SCENARIO.md, "Typed steps", "Attention"): every traced step of every fixture
+// carries an op of the documented table, inputs that exist, a token source per dim; each result's
+// attention description names steps and parameters that exist; inputs shared with same_as give
+// the numbers of the same inputs given as data.
+#include <regex>
+#include <set>
+
+#include "attention.hpp"
+#include "fixtures.hpp"
+
+namespace {
+
+// The op names of SCENARIO.md's table: the documented closed set.
+std::set<std::string> documented_ops() {
+  const std::string doc = fixtures::read_text(std::string(ATTN_FIXTURES_DIR) + "/../../core/SCENARIO.md");
+  const size_t start = doc.find("| op | what it computes | attrs |");
+  REQUIRE(start != std::string::npos);
+  std::set<std::string> ops;
+  const std::regex row(R"(\n\| `([a-z_]+)` \|)");
+  const std::string table = doc.substr(start, doc.find("\n\n", start) - start);
+  for (std::sregex_iterator it(table.begin(), table.end(), row), end; it != end; ++it) ops.insert((*it)[1]);
+  return ops;
+}
+
+attn::Result run_fixture(const std::string& name) {
+  return attn::run(attn::parse_scenario(fixtures::read_text(fixtures::dir() + "/" + name + ".scenario.json")));
+}
+
+}  // namespace
+
+TEST_CASE("every Op of the core is in SCENARIO.md's table, and nothing else is", "[steps]") {
+  const std::set<std::string> doc = documented_ops();
+  std::set<std::string> core;
+  for (int i = static_cast<int>(attn::Op::embedding); i <= static_cast<int>(attn::Op::sum); ++i)
+    core.insert(attn::op_name(static_cast<attn::Op>(i)));
+  CHECK(core == doc);
+}
+
+TEST_CASE("every traced step of every fixture is typed: a documented op, real inputs, a token source per dim", "[steps][fixtures]") {
+  const std::set<std::string> ops = documented_ops();
+  size_t steps = 0;
+  for (const std::string& f : fixtures::names()) {
+    const attn::Scenario scenario = attn::parse_scenario(fixtures::read_text(fixtures::dir() + "/" + f + ".scenario.json"));
+    const attn::Result r = attn::run(scenario);
+    const attn::ModuleInfo& info = attn::module_info(r.module);
+    std::set<std::string> seen, params;
+    attn::Generator gen(0);
+    attn::ParamList list;
+    auto module = info.make(attn::make_config(info, scenario.config), gen);
+    module->parameters("", list);
+    for (const auto& p : list) params.insert(p.first);
+    for (const attn::Step& s : r.steps) {
+      INFO(f << " step " << s.name << ": " << s.cpp);
+      CHECK(ops.count(attn::op_name(s.op)) == 1);
+      REQUIRE_FALSE(s.ops.empty());
+      CHECK(s.ops.back() == s.op);
+      for (attn::Op op : s.ops) CHECK(ops.count(attn::op_name(op)) == 1);
+      CHECK(s.tokens.size() == s.dims.size());
+      CHECK(s.dims.size() == s.value.shape().size());
+      CHECK_FALSE(s.cpp.empty());
+      CHECK_FALSE(s.code.empty());
+      for (const std::string& t : s.tokens) {
+        if (t.empty()) continue;
+        bool known = false;
+        for (const attn::InputSpec& in : info.inputs) known = known || in.name == t;
+        CHECK(known);
+      }
+      for (const attn::StepInput& in : s.inputs) {
+        INFO("input " << in.name);
+        if (in.kind == attn::StepInput::Kind::step) CHECK(seen.count(in.name) == 1);
+        if (in.kind == attn::StepInput::Kind::input) {
+          bool known = false;
+          for (const attn::InputSpec& spec : info.inputs) known = known || spec.name == in.name;
+          CHECK(known);
+        }
+        if (in.kind == attn::StepInput::Kind::param) CHECK(params.count(in.name) == 1);
+      }
+      seen.insert(s.name);
+      ++steps;
+    }
+    for (const attn::AttentionSpec& a : r.attention) {
+      INFO(f << " attention block '" << a.prefix << "'");
+      if (!r.steps.empty() && !a.weights_step.empty()) CHECK(seen.count(a.prefix + a.weights_step) == 1);
+      CHECK(a.heads >= 1);
+      CHECK(a.scale > 0.f);
+    }
+  }
+  CHECK(steps > 300);
+}
+
+TEST_CASE("a step's cpp is printed from the tape with the float the core used", "[steps]") {
+  const attn::Result r = run_fixture("journey_causal_attention");
+  const attn::Step* weights = nullptr;
+  for (const attn::Step& s : r.steps)
+    if (s.name == "attn_weights") weights = &s;
+  REQUIRE(weights != nullptr);
+  CHECK(weights->cpp == "softmax(div_scalar(attn_scores_masked, 1.41421354f))");
+  CHECK(weights->ops == std::vector<attn::Op>{attn::Op::scale, attn::Op::softmax});
+  REQUIRE(r.attention.size() == 1);
+  CHECK(r.attention[0].scale == static_cast<float>(std::sqrt(2.0)));
+  CHECK(r.attention[0].causal);
+}
+
+TEST_CASE("inputs shared with same_as give the numbers of the same inputs given as data", "[steps][inputs]") {
+  // seed 003: mha(x_q, x_kv, x_kv), and keys looked up in the queries' seeded embedding table
+  const std::string head = R"({"module": "SplitHeadsMultiHeadAttention", "config": {"d_model": 8, "num_heads": 2},
+                              "seed": 5, "return_inputs": true, "inputs": [)";
+  const attn::Result shared = attn::run(attn::parse_scenario(head + R"(
+      {"name": "query", "shape": [1, 3, 8], "embedding": {"num_embeddings": 5, "ids": [0, 3, 1]}},
+      {"name": "key", "shape": [1, 4, 8], "embedding": {"same_as": "query", "ids": [4, 4, 2, 0]}},
+      {"name": "value", "same_as": "key"}]})"));
+  REQUIRE(shared.inputs.size() == 3);
+  const attn::Tensor q = shared.inputs[0].value, k = shared.inputs[1].value;
+  // row 0 of the keys is table row 4, and the queries' row 0 is table row 0: key row 3 (id 0) == query row 0
+  CHECK(std::equal(q.data(), q.data() + 8, k.data() + 3 * 8));
+  CHECK(shared.inputs[2].value.to_vector() == k.to_vector());
+  const auto list = [](const attn::Tensor& t) {
+    std::string s;
+    for (float v : t.to_vector()) s += (s.empty() ? "" : ",") + fixtures::json(v).dump();
+    return s;
+  };
+  const attn::Result given = attn::run(attn::parse_scenario(
+      head + R"({"name": "query", "shape": [1, 3, 8], "data": [)" + list(q) + R"(]},
+               {"name": "key", "shape": [1, 4, 8], "data": [)" + list(k) + R"(]},
+               {"name": "value", "shape": [1, 4, 8], "data": [)" + list(k) + "]}]}"));
+  CHECK(shared.outputs[0].value.to_vector() == given.outputs[0].value.to_vector());
+  CHECK_THROWS_WITH(attn::run_json(head + R"({"name": "query", "shape": [1, 3, 8], "init": "randn"},
+      {"name": "key", "shape": [1, 4, 8], "embedding": {"same_as": "query", "ids": [0, 0, 0, 0]}}]})"),
+                    Catch::Contains("must name an earlier input given as an embedding"));
+  CHECK_THROWS_WITH(attn::run_json(head + R"({"name": "value", "same_as": "key"}]})"),
+                    Catch::Contains("must name an earlier input"));
+}
