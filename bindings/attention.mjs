@@ -20,6 +20,81 @@ async function wasmBytes(url) {
   return new Uint8Array(await response.arrayBuffer());
 }
 
+// The scenario as JSON text, with Float32Array input data as typed arrays beside it (copied into
+// the heap once) and the weights file as bytes.
+function encode(scenario, options) {
+  const buffers = [];
+  const blobs = [];
+  let text = scenario;
+  if (options.weights) {
+    const bytes = options.weights instanceof Uint8Array ? options.weights : new Uint8Array(options.weights);
+    if (typeof scenario === 'string') scenario = JSON.parse(scenario);
+    blobs.push(bytes);
+    scenario = { ...scenario, weights: { name: options.weightsName ?? scenario.weights?.name ?? 'weights.safetensors', buffer: 0 } };
+  }
+  if (typeof scenario !== 'string') {
+    const inputs = (scenario.inputs ?? []).map((input) => {
+      if (!(input.data instanceof Float32Array)) return input;
+      const { data, ...rest } = input;
+      buffers.push(data);
+      return { ...rest, buffer: buffers.length - 1 };
+    });
+    text = JSON.stringify(scenario.inputs ? { ...scenario, inputs } : scenario);
+  }
+  return { text, buffers, blobs };
+}
+
+function throwIfFailed(obj) {
+  if (!obj.ok()) throw Object.assign(new Error(obj.error()), { field: obj.errorField() || null });
+}
+
+// A Run's result, copied out of the heap: {module, outputs, steps (with grad where computed),
+// attention, inputs, params, grads, loss?, losses}.
+function readRun(run) {
+  const meta = JSON.parse(run.meta());
+  meta.outputs.forEach((o, i) => { o.data = run.output(i).slice(); });
+  meta.inputs.forEach((o, i) => { o.data = run.input(i).slice(); });
+  meta.params.forEach((o, i) => { o.data = run.param(i).slice(); });
+  meta.grads.forEach((o, i) => { o.data = run.grad(i).slice(); });
+  meta.steps.forEach((s, i) => {
+    s.data = run.step(i).slice();
+    if (s.hasGrad) s.grad = run.stepGrad(i).slice();
+    delete s.hasGrad;
+  });
+  if (meta.loss === undefined) delete meta.loss;
+  return meta;
+}
+
+// trainer.step() many times on one module; see AttentionCore.trainer.
+export class Trainer {
+  constructor(native) {
+    this._t = native;
+    try { throwIfFailed(native); } catch (e) { native.delete(); throw e; }
+    this._params = JSON.parse(native.paramsMeta());
+  }
+  // The next steps' input `name` (module order names) and the loss's target: Float32Array + shape.
+  setInput(name, data, shape) { if (!this._t.setInput(name, shape, data)) throwIfFailed(this._t); }
+  setTarget(data, shape) { if (!this._t.setTarget(shape, data)) throwIfFailed(this._t); }
+  // zero_grad, forward, loss, backward, clip, optimizer.step(): the loss before the step.
+  step() {
+    const loss = this._t.step();
+    throwIfFailed(this._t);
+    return loss;
+  }
+  // The current inputs through the module (no step): {outputs, steps} like run(); with grads, also
+  // the loss, every gradient and each traced step's grad.
+  forward({ trace = true, grads = false } = {}) {
+    const run = this._t.forward(trace, grads);
+    if (!run) throwIfFailed(this._t);
+    try { return readRun(run); } finally { run.delete(); }
+  }
+  // [{name, shape, data}]: views into the heap, valid until the next call on this trainer (copy to keep).
+  params() { return this._params.map((p, i) => ({ ...p, data: this._t.param(i) })); }
+  grads() { return this._params.map((p, i) => ({ ...p, data: this._t.grad(i) ?? null })); }
+  get steps() { return this._t.stepsDone(); }
+  delete() { this._t.delete(); }
+}
+
 export class AttentionCore {
   constructor(module) {
     this._m = module;
@@ -28,43 +103,30 @@ export class AttentionCore {
 
   // scenario: an object or a JSON string (core/SCENARIO.md). Returns
   // {module, outputs: [{name, shape, step?, data}], steps: [{name, op, ops, attrs, inputs, shape, dims,
-  //  tokens, code, cpp, data}], attention: [...], inputs: [...] (with scenario.return_inputs),
-  //  params: [...] (with scenario.return_params)}. A bad scenario throws an Error whose message
+  //  tokens, code, cpp, data, grad?}], attention: [...], inputs: [...] (with scenario.return_inputs),
+  //  params: [...] (with scenario.return_params), loss?, losses: [...] (optimize),
+  //  grads: [{name, shape, data}] (with scenario.grads)}. A bad scenario throws an Error whose message
   // is the core's and whose `field` names the scenario field it is about ("config.num_heads").
   // Input `data` given as a Float32Array crosses as a typed array (copied into the heap once)
   // rather than as JSON text. options.weights: a safetensors file (Uint8Array or ArrayBuffer) to
   // load into the module (scenario.weights = {name} names it; README "Real weights").
   run(scenario, options = {}) {
-    const buffers = [];
-    const blobs = [];
-    let text = scenario;
-    if (options.weights) {
-      const bytes = options.weights instanceof Uint8Array ? options.weights : new Uint8Array(options.weights);
-      if (typeof scenario === 'string') scenario = JSON.parse(scenario);
-      blobs.push(bytes);
-      scenario = { ...scenario, weights: { name: options.weightsName ?? scenario.weights?.name ?? 'weights.safetensors', buffer: 0 } };
-    }
-    if (typeof scenario !== 'string') {
-      const inputs = (scenario.inputs ?? []).map((input) => {
-        if (!(input.data instanceof Float32Array)) return input;
-        const { data, ...rest } = input;
-        buffers.push(data);
-        return { ...rest, buffer: buffers.length - 1 };
-      });
-      text = JSON.stringify(scenario.inputs ? { ...scenario, inputs } : scenario);
-    }
+    const { text, buffers, blobs } = encode(scenario, options);
     const run = new this._m.Run(text, buffers, blobs);
     try {
-      if (!run.ok()) throw Object.assign(new Error(run.error()), { field: run.errorField() || null });
-      const meta = JSON.parse(run.meta());
-      meta.outputs.forEach((o, i) => { o.data = run.output(i).slice(); });
-      meta.inputs.forEach((o, i) => { o.data = run.input(i).slice(); });
-      meta.params.forEach((o, i) => { o.data = run.param(i).slice(); });
-      meta.steps.forEach((s, i) => { s.data = run.step(i).slice(); });
-      return meta;
+      throwIfFailed(run);
+      return readRun(run);
     } finally {
       run.delete();
     }
+  }
+
+  // Incremental training (README "Training in the core"): a module built once from a scenario
+  // with "loss" and "optimize" (its own "inputs" are the first batch); then, per step, new inputs
+  // and target as Float32Arrays and trainer.step(). trainer.delete() frees it.
+  trainer(scenario, options = {}) {
+    const { text, buffers, blobs } = encode(scenario, options);
+    return new Trainer(new this._m.Trainer(text, buffers, blobs));
   }
 
   // [{id, seed, seed_name, summary, args: [{name, type, required, default, min, max, help}], inputs, outputs}]

@@ -1,37 +1,46 @@
 // Embind bindings: thin, no math. A run is a C++ object (Run) that owns the result; JS reads
 // its metadata as JSON and each tensor as a Float32Array view into the WASM heap (valid until
 // the Run is deleted or memory grows: attention.mjs copies them out, then deletes the Run).
-// Errors never cross as C++ exceptions: a failed Run carries the core's message instead.
+// A Trainer keeps a Session (core/session.hpp) alive between training steps; its parameters and
+// gradients are views too (valid until its next step or memory growth).
+// Errors never cross as C++ exceptions: a failed call leaves the core's message and field instead.
 #include <emscripten/bind.h>
 #include <malloc.h>
 
+#include <cmath>
+#include <memory>
 #include <nlohmann/json.hpp>
 
 #include "error.hpp"
+#include "kernels.hpp"
 #include "safetensors.hpp"
 #include "scenario.hpp"
-#include "kernels.hpp"
+#include "session.hpp"
 
 using namespace emscripten;
 
 namespace {
 
-class Run {
+val view(const attn::Tensor& t) {
+  return val(typed_memory_view(static_cast<size_t>(t.numel()), t.base()));  // callers pass packed tensors
+}
+
+// The core's error of the last failed call: message and scenario field.
+class Failure {
  public:
-  // buffers: a JS array of Float32Arrays, each copied into the heap once (inputs' "buffer": i);
-  // blobs: a JS array of Uint8Arrays (safetensors files: "weights": {"buffer": i}), copied once.
-  Run(const std::string& scenario_json, val buffers, val blobs) {
+  bool ok() const { return error_.empty(); }
+  std::string error() const { return error_; }
+  std::string errorField() const { return field_; }  // the scenario field the error is about ("" none)
+
+ protected:
+  // Runs f; a core error (or running out of memory) is kept instead of thrown. Returns success.
+  template <class F>
+  bool guard(F&& f) {
+    error_.clear();
+    field_.clear();
     try {
-      std::vector<std::vector<float>> data;
-      const size_t n = buffers["length"].as<size_t>();
-      for (size_t i = 0; i < n; ++i) data.push_back(convertJSArrayToNumberVector<float>(buffers[i]));
-      std::vector<attn::Blob> bytes;
-      const size_t m = blobs["length"].as<size_t>();
-      for (size_t i = 0; i < m; ++i) bytes.push_back(convertJSArrayToNumberVector<uint8_t>(blobs[i]));
-      result_ = attn::run(attn::parse_scenario(scenario_json, &data, &bytes));
-      for (auto* list : {&result_.outputs, &result_.inputs, &result_.params})
-        for (auto& t : *list) t.value = t.value.contiguous();  // views handed out need packed data
-      ok_ = true;
+      f();
+      return true;
     } catch (const std::bad_alloc&) {
       error_ = "out of memory: the scenario is too large for the WebAssembly heap";
     } catch (const attn::Error& e) {
@@ -40,38 +49,120 @@ class Run {
     } catch (const std::exception& e) {
       error_ = e.what();
     }
+    if (error_.empty()) error_ = "unknown error";
+    return false;
   }
-  bool ok() const { return ok_; }
-  std::string error() const { return error_; }
-  std::string errorField() const { return field_; }  // the scenario field the error is about ("" none)
-  // {"module", "outputs": [{name, shape, step?}], "steps": [typed step, no data], "attention", "inputs", "params"}
-  std::string meta() const {
-    using json = nlohmann::json;
-    json j = {{"module", result_.module}, {"outputs", json::array()}, {"steps", json::array()},
-              {"attention", json::parse(attn::attention_json(result_.attention))}, {"inputs", json::array()},
-              {"params", json::array()}};
-    for (const char* key : {"outputs", "inputs", "params"})
-      for (const auto& o : list(key)) j[key].push_back({{"name", o.name}, {"shape", o.value.shape()}});
-    for (size_t i = 0; i < result_.output_steps.size(); ++i)
-      if (!result_.output_steps[i].empty()) j["outputs"][i]["step"] = result_.output_steps[i];
-    for (const auto& s : result_.steps) j["steps"].push_back(json::parse(attn::step_meta_json(s)));
-    return j.dump();
-  }
-  val output(int i) const { return view(result_.outputs.at(static_cast<size_t>(i)).value); }
-  val input(int i) const { return view(result_.inputs.at(static_cast<size_t>(i)).value); }
-  val param(int i) const { return view(result_.params.at(static_cast<size_t>(i)).value); }
-  val step(int i) const { return view(result_.steps.at(static_cast<size_t>(i)).value); }
 
  private:
-  const std::vector<attn::NamedTensor>& list(const std::string& key) const {
-    return key == "outputs" ? result_.outputs : key == "inputs" ? result_.inputs : result_.params;
-  }
-  static val view(const attn::Tensor& t) {
-    return val(typed_memory_view(static_cast<size_t>(t.numel()), t.base()));  // packed: see the constructor
-  }
-  bool ok_ = false;
   std::string error_, field_;
-  attn::Result result_;
+};
+
+// buffers: a JS array of Float32Arrays (inputs' "buffer": i); blobs: Uint8Arrays (safetensors
+// files: "weights": {"buffer": i}); each copied into the heap once.
+attn::Scenario parse(const std::string& scenario_json, val buffers, val blobs) {
+  std::vector<std::vector<float>> data;
+  const size_t n = buffers["length"].as<size_t>();
+  for (size_t i = 0; i < n; ++i) data.push_back(convertJSArrayToNumberVector<float>(buffers[i]));
+  std::vector<attn::Blob> bytes;
+  const size_t m = blobs["length"].as<size_t>();
+  for (size_t i = 0; i < m; ++i) bytes.push_back(convertJSArrayToNumberVector<uint8_t>(blobs[i]));
+  return attn::parse_scenario(scenario_json, &data, &bytes);
+}
+
+class Run : public Failure {
+ public:
+  Run(const std::string& scenario_json, val buffers, val blobs) {
+    guard([&] { keep(attn::run(parse(scenario_json, buffers, blobs))); });
+  }
+  explicit Run(attn::Result r) { keep(std::move(r)); }
+  Run() = default;
+
+  // {"module", "outputs": [{name, shape, step?}], "steps": [typed step, no data, hasGrad], "attention",
+  //  "inputs", "params", "loss"?, "losses", "grads": [{name, shape}]}
+  std::string meta() const {
+    using json = nlohmann::json;
+    json j = {{"module", r_.module}, {"outputs", json::array()}, {"steps", json::array()},
+              {"attention", json::parse(attn::attention_json(r_.attention))}, {"inputs", json::array()},
+              {"params", json::array()}, {"grads", json::array()}, {"losses", r_.losses}};
+    for (const char* key : {"outputs", "inputs", "params", "grads"})
+      for (const auto& o : list(key)) j[key].push_back({{"name", o.name}, {"shape", o.value.shape()}});
+    for (size_t i = 0; i < r_.output_steps.size(); ++i)
+      if (!r_.output_steps[i].empty()) j["outputs"][i]["step"] = r_.output_steps[i];
+    for (const auto& s : r_.steps) {
+      json step = json::parse(attn::step_meta_json(s));
+      step["hasGrad"] = s.grad.defined();
+      j["steps"].push_back(step);
+    }
+    if (r_.has_loss) j["loss"] = r_.loss;
+    return j.dump();
+  }
+  val output(int i) const { return view(r_.outputs.at(static_cast<size_t>(i)).value); }
+  val input(int i) const { return view(r_.inputs.at(static_cast<size_t>(i)).value); }
+  val param(int i) const { return view(r_.params.at(static_cast<size_t>(i)).value); }
+  val grad(int i) const { return view(r_.grads.at(static_cast<size_t>(i)).value); }
+  val step(int i) const { return view(r_.steps.at(static_cast<size_t>(i)).value); }
+  val stepGrad(int i) const {
+    const attn::Step& s = r_.steps.at(static_cast<size_t>(i));
+    return s.grad.defined() ? view(s.grad) : val::undefined();
+  }
+
+ private:
+  void keep(attn::Result r) {
+    r_ = std::move(r);
+    for (auto* l : {&r_.outputs, &r_.inputs, &r_.params, &r_.grads})
+      for (auto& t : *l) t.value = t.value.contiguous();  // views handed out need packed data
+  }
+  const std::vector<attn::NamedTensor>& list(const std::string& key) const {
+    return key == "outputs" ? r_.outputs : key == "inputs" ? r_.inputs : key == "params" ? r_.params : r_.grads;
+  }
+  attn::Result r_;
+};
+
+// Incremental training for the page: built once from a scenario with "loss" (+ "optimize"); then
+// inputs and target replaced and step() called many times, no JSON per step.
+class Trainer : public Failure {
+ public:
+  Trainer(const std::string& scenario_json, val buffers, val blobs) {
+    guard([&] { session_ = std::make_unique<attn::Session>(parse(scenario_json, buffers, blobs)); });
+  }
+  bool setInput(const std::string& name, val shape, val data) {
+    return guard([&] { session_->set_input(name, shape_of(shape), floats(data).data()); });
+  }
+  bool setTarget(val shape, val data) { return guard([&] { session_->set_target(shape_of(shape), floats(data).data()); }); }
+  double step() {
+    double loss = NAN;
+    guard([&] { loss = session_->step(); });
+    return loss;
+  }
+  // A Run of the current inputs (outputs and steps; with grads: loss and every gradient); JS deletes it.
+  Run* forward(bool trace, bool grads) {
+    Run* r = new Run();
+    if (!guard([&] { *r = Run(grads ? session_->gradients(trace) : session_->forward(trace)); })) {
+      delete r;
+      return nullptr;
+    }
+    return r;
+  }
+  // [{name, shape}] of the parameters, state_dict order
+  std::string paramsMeta() const {
+    nlohmann::json j = nlohmann::json::array();
+    for (const auto& [name, t] : session_->params()) j.push_back({{"name", name}, {"shape", t->shape()}});
+    return j.dump();
+  }
+  val param(int i) const { return view(*session_->params().at(static_cast<size_t>(i)).second); }
+  val grad(int i) const {
+    const auto& g = session_->grads();
+    return static_cast<size_t>(i) < g.size() && g[static_cast<size_t>(i)].defined() ? view(g[static_cast<size_t>(i)]) : val::undefined();
+  }
+  double stepsDone() const { return static_cast<double>(session_->steps_done()); }
+
+ private:
+  static attn::Shape shape_of(val shape) {
+    const std::vector<double> d = convertJSArrayToNumberVector<double>(shape);
+    return attn::Shape(d.begin(), d.end());
+  }
+  static std::vector<float> floats(val data) { return convertJSArrayToNumberVector<float>(data); }
+  std::unique_ptr<attn::Session> session_;
 };
 
 std::string kernels_name() { return attn::kernels().name; }
@@ -91,16 +182,29 @@ double heap_used() { return static_cast<double>(mallinfo().uordblks); }
 }  // namespace
 
 EMSCRIPTEN_BINDINGS(attention) {
-  class_<Run>("Run")
+  class_<Failure>("Failure")
+      .function("ok", &Failure::ok)
+      .function("error", &Failure::error)
+      .function("errorField", &Failure::errorField);
+  class_<Run, base<Failure>>("Run")
       .constructor<std::string, val, val>()
-      .function("ok", &Run::ok)
-      .function("error", &Run::error)
-      .function("errorField", &Run::errorField)
       .function("meta", &Run::meta)
       .function("output", &Run::output)
       .function("input", &Run::input)
       .function("param", &Run::param)
-      .function("step", &Run::step);
+      .function("grad", &Run::grad)
+      .function("step", &Run::step)
+      .function("stepGrad", &Run::stepGrad);
+  class_<Trainer, base<Failure>>("Trainer")
+      .constructor<std::string, val, val>()
+      .function("setInput", &Trainer::setInput)
+      .function("setTarget", &Trainer::setTarget)
+      .function("step", &Trainer::step)
+      .function("forward", &Trainer::forward, allow_raw_pointers())
+      .function("paramsMeta", &Trainer::paramsMeta)
+      .function("param", &Trainer::param)
+      .function("grad", &Trainer::grad)
+      .function("stepsDone", &Trainer::stepsDone);
   function("modulesJson", &attn::modules_json);
   function("version", &attn::version);
   function("kernelsName", &kernels_name);

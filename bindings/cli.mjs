@@ -15,11 +15,14 @@ export function resultToJson(r) {
     + `${o.step ? `,"step":${JSON.stringify(o.step)}` : ''},"data":${arr(o.data)}}`);
   let s = `{"module":${JSON.stringify(r.module)},"outputs":[\n${out.join(',\n')}]`;
   if (r.steps.length) {
-    const steps = r.steps.map(({ data, ...meta }) => `${JSON.stringify(meta).slice(0, -1)},"data":${arr(data)}}`);
+    const steps = r.steps.map(({ data, grad, ...meta }) => `${JSON.stringify(meta).slice(0, -1)},"data":${arr(data)}`
+      + `${grad ? `,"grad":${arr(grad)}` : ''}}`);
     s += `,"steps":[\n${steps.join(',\n')}]`;
   }
   s += `,"attention":${JSON.stringify(r.attention)}`;
-  for (const key of ['inputs', 'params']) {
+  if (r.loss !== undefined) s += `,"loss":${num(r.loss)}`;
+  if (r.losses?.length) s += `,"losses":${arr(r.losses)}`;
+  for (const key of ['grads', 'inputs', 'params']) {
     if (r[key]?.length) s += `,"${key}":[\n${r[key].map((o) => `{"name":${JSON.stringify(o.name)},"shape":${JSON.stringify(o.shape)},"data":${arr(o.data)}}`).join(',\n')}]`;
   }
   return `${s}}\n`;

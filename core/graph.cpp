@@ -228,4 +228,54 @@ Var exp(Context& ctx, const Var& x) {
   return put(ctx, Op::exp, {x.id}, std::move(out));
 }
 
+Var mse_loss(Context& ctx, const Var& a, const Tensor& target) {
+  if (target.shape() != a.shape())
+    fail_at("loss.target", "loss target has shape ", shape_str(target.shape()), " but the output has shape ", shape_str(a.shape()),
+            ": mse needs them equal");
+  const Tensor x = a.t.contiguous(), t = target.contiguous();
+  double acc = 0;
+  for (int64_t i = 0; i < x.numel(); ++i) {
+    const float d = x.data()[i] - t.data()[i];
+    acc += static_cast<double>(d) * d;
+  }
+  Tensor out = Tensor::full({}, static_cast<float>(acc / static_cast<double>(x.numel())));
+  return put(ctx, Op::mse_loss, {a.id}, std::move(out), {}, t);
+}
+
+Var cross_entropy(Context& ctx, const Var& logits, const std::vector<int64_t>& targets, int64_t ignore_index) {
+  const int64_t V = logits.size(-1), N = V ? logits.t.numel() / V : 0;
+  if (static_cast<int64_t>(targets.size()) != N)
+    fail_at("loss.target", "cross_entropy: ", targets.size(), " targets for ", N, " rows of logits ", shape_str(logits.shape()),
+            ": give one class id per row");
+  const Tensor x = logits.t.contiguous();
+  double acc = 0;
+  int64_t counted = 0;
+  for (int64_t r = 0; r < N; ++r) {
+    const int64_t t = targets[static_cast<size_t>(r)];
+    if (t == ignore_index) continue;
+    if (t < 0 || t >= V)
+      fail_at("loss.target", "cross_entropy: target ", t, " at row ", r, " is not a class: ids must be in [0, ", V,
+              ") or ignore_index (", ignore_index, ")");
+    const float* row = x.data() + r * V;
+    const float m = *std::max_element(row, row + V);
+    double se = 0;
+    for (int64_t j = 0; j < V; ++j) se += std::exp(static_cast<double>(row[j] - m));
+    acc += std::log(se) + m - row[t];
+    ++counted;
+  }
+  if (counted == 0)
+    fail_at("loss.target", "cross_entropy: every target is ignore_index (", ignore_index, "): the mean over no rows is undefined");
+  Attrs a;
+  a.ignore_index = ignore_index;
+  Tensor out = Tensor::full({}, static_cast<float>(acc / static_cast<double>(counted)));
+  return put(ctx, Op::cross_entropy, {logits.id}, std::move(out), a, {}, targets);
+}
+
+Var sum(Context& ctx, const Var& a) {
+  const Tensor x = a.t.contiguous();
+  double acc = 0;
+  for (int64_t i = 0; i < x.numel(); ++i) acc += x.data()[i];
+  return put(ctx, Op::sum, {a.id}, Tensor::full({}, static_cast<float>(acc)));
+}
+
 }  // namespace attn

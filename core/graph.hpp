@@ -55,4 +55,10 @@ Var amax(Context& ctx, const Var& x, int64_t dim);
 Var sub(Context& ctx, const Var& a, const Var& b);
 Var exp(Context& ctx, const Var& x);
 
+// Losses, each a 0-d tensor. target: a's shape (F.mse_loss, mean); targets: one class id per row of
+// logits (..., V), rows equal to ignore_index skipped (F.cross_entropy, mean over the others).
+Var mse_loss(Context& ctx, const Var& a, const Tensor& target);
+Var cross_entropy(Context& ctx, const Var& logits, const std::vector<int64_t>& targets, int64_t ignore_index);
+Var sum(Context& ctx, const Var& a);  // output.sum()
+
 }  // namespace attn

@@ -10,8 +10,6 @@ namespace attn {
 
 struct Kernels {
   const char* name;  // "scalar", "sse2", "avx2", "wasm-simd128"
-  // sum_i a[i] * b[i]
-  float (*dot)(const float* a, const float* b, size_t n);
   // C[m*ldc + n] = sum_k A[m*lda + k] * B[n*ldb + k] (+ bias[n] when bias != nullptr), for m < M, n < N:
   // both operands walk K contiguously (nn.Linear's weight layout, keys for Q K^T). The workhorse.
   void (*gemm_nt)(float* C, const float* A, const float* B, const float* bias, size_t M, size_t N, size_t K,
@@ -21,7 +19,7 @@ struct Kernels {
   // wins over gemm_nt when K is short (head dims).
   void (*gemm_nn)(float* C, const float* A, const float* B, size_t M, size_t N, size_t K, size_t lda, size_t ldb,
                   size_t ldc);
-  // y[i] += alpha * x[i]
+  // y[i] += alpha * x[i]  (gradients summed over rows: biases, embedding rows)
   void (*axpy)(float* y, float alpha, const float* x, size_t n);
   // y[i] = a[i] + b[i]
   void (*add)(float* y, const float* a, const float* b, size_t n);
@@ -37,6 +35,13 @@ struct Kernels {
   void (*softmax)(float* x, size_t n);
   // y = (x - mean) / sqrt(var + eps) * gamma + beta  (biased variance, as nn.LayerNorm)
   void (*layer_norm)(float* y, const float* x, const float* gamma, const float* beta, size_t n, float eps);
+  // Backward of softmax over one row, from its output y: dx = y * (dy - sum(dy * y)). A fully
+  // masked row (y all zeros) gives zeros.
+  void (*softmax_backward)(float* dx, const float* y, const float* dy, size_t n);
+  // Backward of layer_norm over one row of x: dx, and dgamma += dy * xhat, dbeta += dy (summed over
+  // rows by the caller's loop); mean and variance recomputed from x as the forward does.
+  void (*layer_norm_backward)(float* dx, float* dgamma, float* dbeta, const float* x, const float* dy, const float* gamma,
+                              size_t n, float eps);
 };
 
 const Kernels& scalar_kernels();

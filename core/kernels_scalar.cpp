@@ -67,10 +67,38 @@ void layer_norm(float* y, const float* x, const float* gamma, const float* beta,
   for (size_t i = 0; i < n; ++i) y[i] = (x[i] - mean) * rstd * gamma[i] + beta[i];
 }
 
+void softmax_backward(float* dx, const float* y, const float* dy, size_t n) {
+  const float s = dot(dy, y, n);
+  for (size_t i = 0; i < n; ++i) dx[i] = y[i] * (dy[i] - s);
+}
+void layer_norm_backward(float* dx, float* dgamma, float* dbeta, const float* x, const float* dy, const float* gamma,
+                         size_t n, float eps) {
+  float mean = 0.f;
+  for (size_t i = 0; i < n; ++i) mean += x[i];
+  mean /= static_cast<float>(n);
+  float var = 0.f;
+  for (size_t i = 0; i < n; ++i) var += (x[i] - mean) * (x[i] - mean);
+  var /= static_cast<float>(n);
+  const float rstd = 1.f / std::sqrt(var + eps);
+  // dxhat = dy * gamma; dx = rstd * (dxhat - mean(dxhat) - xhat * mean(dxhat * xhat))
+  float m1 = 0.f, m2 = 0.f;
+  for (size_t i = 0; i < n; ++i) {
+    const float xhat = (x[i] - mean) * rstd, g = dy[i] * gamma[i];
+    dgamma[i] += dy[i] * xhat;
+    dbeta[i] += dy[i];
+    m1 += g;
+    m2 += g * xhat;
+  }
+  m1 /= static_cast<float>(n);
+  m2 /= static_cast<float>(n);
+  for (size_t i = 0; i < n; ++i) dx[i] = rstd * (dy[i] * gamma[i] - m1 - (x[i] - mean) * rstd * m2);
+}
+
 }  // namespace
 
 const Kernels& scalar_kernels() {
-  static const Kernels k{"scalar", dot, gemm_nt, gemm_nn, axpy, add, scale, mul, masked_fill, relu, softmax, layer_norm};
+  static const Kernels k{"scalar", gemm_nt, gemm_nn, axpy, add, scale, mul, masked_fill, relu, softmax, layer_norm,
+                         softmax_backward, layer_norm_backward};
   return k;
 }
 

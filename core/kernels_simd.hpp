@@ -228,8 +228,63 @@ struct K {
     for (; i < n; ++i) y[i] = (x[i] - mean) * rstd * gamma[i] + beta[i];
   }
 
+  static void softmax_backward(float* dx, const float* y, const float* dy, size_t n) {
+    const float s = dot(dy, y, n);
+    const B bs(s);
+    size_t i = 0;
+    for (; i + W <= n; i += W) (B::load_unaligned(y + i) * (B::load_unaligned(dy + i) - bs)).store_unaligned(dx + i);
+    for (; i < n; ++i) dx[i] = y[i] * (dy[i] - s);
+  }
+  static void layer_norm_backward(float* dx, float* dgamma, float* dbeta, const float* x, const float* dy, const float* gamma,
+                                  size_t n, float eps) {
+    size_t i = 0;
+    B vs(0.f);
+    for (; i + W <= n; i += W) vs += B::load_unaligned(x + i);
+    float mean = xsimd::hadd(vs);
+    for (; i < n; ++i) mean += x[i];
+    mean /= static_cast<float>(n);
+    const B bmean(mean);
+    B vv(0.f);
+    for (i = 0; i + W <= n; i += W) {
+      B d = B::load_unaligned(x + i) - bmean;
+      vv = xsimd::fma(d, d, vv);
+    }
+    float var = xsimd::hadd(vv);
+    for (; i < n; ++i) var += (x[i] - mean) * (x[i] - mean);
+    var /= static_cast<float>(n);
+    const float rstd = 1.f / std::sqrt(var + eps);
+    const B brstd(rstd);
+    // dgamma += dy * xhat, dbeta += dy; m1 = mean(dy * gamma), m2 = mean(dy * gamma * xhat)
+    B v1(0.f), v2(0.f);
+    for (i = 0; i + W <= n; i += W) {
+      const B xhat = (B::load_unaligned(x + i) - bmean) * brstd, d = B::load_unaligned(dy + i);
+      const B g = d * B::load_unaligned(gamma + i);
+      xsimd::fma(d, xhat, B::load_unaligned(dgamma + i)).store_unaligned(dgamma + i);
+      (B::load_unaligned(dbeta + i) + d).store_unaligned(dbeta + i);
+      v1 += g;
+      v2 = xsimd::fma(g, xhat, v2);
+    }
+    float m1 = xsimd::hadd(v1), m2 = xsimd::hadd(v2);
+    for (; i < n; ++i) {
+      const float xhat = (x[i] - mean) * rstd, g = dy[i] * gamma[i];
+      dgamma[i] += dy[i] * xhat;
+      dbeta[i] += dy[i];
+      m1 += g;
+      m2 += g * xhat;
+    }
+    m1 /= static_cast<float>(n);
+    m2 /= static_cast<float>(n);
+    const B bm1(m1), bm2(m2);
+    for (i = 0; i + W <= n; i += W) {
+      const B xhat = (B::load_unaligned(x + i) - bmean) * brstd;
+      (brstd * (B::load_unaligned(dy + i) * B::load_unaligned(gamma + i) - bm1 - xhat * bm2)).store_unaligned(dx + i);
+    }
+    for (; i < n; ++i) dx[i] = rstd * (dy[i] * gamma[i] - m1 - (x[i] - mean) * rstd * m2);
+  }
+
   static const Kernels& table(const char* name) {
-    static const Kernels k{name, dot, gemm_nt, gemm_nn, axpy, add, scale, mul, masked_fill, relu, softmax, layer_norm};
+    static const Kernels k{name, gemm_nt, gemm_nn, axpy, add, scale, mul, masked_fill, relu, softmax, layer_norm,
+                           softmax_backward, layer_norm_backward};
     return k;
   }
 };

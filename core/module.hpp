@@ -58,6 +58,7 @@ enum class InputRole {
   memory,  // the encoder output a decoder attends to (enc_output)
   source,  // source token ids (the Transformer's src)
   target,  // target token ids (tgt)
+  tokens,  // the token ids of a decoder-only model (CausalTransformer's idx)
   mask,    // an attention mask (its rule: the module's AttentionSpec)
 };
 const char* input_role_name(InputRole r);

@@ -27,6 +27,14 @@ ModuleInfo info_EncoderLayer();                  // 002
 ModuleInfo info_DecoderLayer();                  // 002 (cross-attention fixed)
 ModuleInfo info_Transformer();                   // 002 (decoder loop fixed)
 
+ModuleInfo info_CausalTransformer();             // 002 + 004: the decoder-only model the page trains
+
+// Shared by seed 002's modules (positional_encoding.cpp): x + pe[:T] (names the "pe" step), the
+// even-width check, and token ids read from an ids input.
+Var add_positional_encoding(const Var& x, int64_t emb_dim, int64_t max_len, Context& ctx);
+void check_even_emb_dim(int64_t emb_dim);
+std::vector<int64_t> token_ids(const Var& t, const char* name, int64_t vocab);
+
 // Shared by seed 004's causal modules (causal_attention.cpp).
 AttentionSpec causal_spec(const std::string& out_proj);
 void check_causal_input(const Var& x, int64_t d_in, int64_t context_length);

@@ -25,6 +25,7 @@ const std::vector<ModuleInfo>& module_registry() {
       info_EncoderLayer(),
       info_DecoderLayer(),
       info_Transformer(),
+      info_CausalTransformer(),
   };
   return table;
 }
@@ -53,6 +54,7 @@ const char* input_role_name(InputRole r) {
     case InputRole::memory: return "memory";
     case InputRole::source: return "source";
     case InputRole::target: return "target";
+    case InputRole::tokens: return "tokens";
     case InputRole::mask: return "mask";
   }
   return "?";

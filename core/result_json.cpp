@@ -14,17 +14,25 @@ namespace {
 
 void put_string(std::string& out, const std::string& s) { out += json(s).dump(); }
 
-void put_floats(std::string& out, const Tensor& t_) {
-  const Tensor t = t_.contiguous();
-  out += '[';
+void put_float(std::string& out, float v) {
   char buf[32];
-  for (int64_t i = 0; i < t.numel(); ++i) {
-    const float v = t.data()[i];
-    if (std::isfinite(v)) std::snprintf(buf, sizeof buf, "%s%.9g", i ? "," : "", static_cast<double>(v));
-    else std::snprintf(buf, sizeof buf, "%s%s", i ? "," : "", std::isnan(v) ? "\"NaN\"" : v > 0 ? "\"Infinity\"" : "\"-Infinity\"");
-    out += buf;
+  if (std::isfinite(v)) std::snprintf(buf, sizeof buf, "%.9g", static_cast<double>(v));
+  else std::snprintf(buf, sizeof buf, "%s", std::isnan(v) ? "\"NaN\"" : v > 0 ? "\"Infinity\"" : "\"-Infinity\"");
+  out += buf;
+}
+
+void put_floats(std::string& out, const float* p, int64_t n) {
+  out += '[';
+  for (int64_t i = 0; i < n; ++i) {
+    if (i) out += ',';
+    put_float(out, p[i]);
   }
   out += ']';
+}
+
+void put_floats(std::string& out, const Tensor& t_) {
+  const Tensor t = t_.contiguous();
+  put_floats(out, t.data(), t.numel());
 }
 
 void put_tensors(std::string& out, const char* key, const std::vector<NamedTensor>& list,
@@ -74,11 +82,24 @@ std::string result_to_json(const Result& r) {
       meta.pop_back();  // the closing brace: data follows
       out += (i ? ",\n" : "\n") + meta + ",\"data\":";
       put_floats(out, r.steps[i].value);
+      if (r.steps[i].grad.defined()) {
+        out += ",\"grad\":";
+        put_floats(out, r.steps[i].grad);
+      }
       out += '}';
     }
     out += "]";
   }
   out += ",\"attention\":" + attention_json(r.attention);
+  if (r.has_loss) {
+    out += ",\"loss\":";
+    put_float(out, r.loss);
+  }
+  if (!r.losses.empty()) {
+    out += ",\"losses\":";
+    put_floats(out, r.losses.data(), static_cast<int64_t>(r.losses.size()));
+  }
+  if (!r.grads.empty()) put_tensors(out, "grads", r.grads);
   if (!r.inputs.empty()) put_tensors(out, "inputs", r.inputs);
   if (!r.params.empty()) put_tensors(out, "params", r.params);
   return out + "}\n";

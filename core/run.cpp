@@ -1,11 +1,14 @@
 // Running a scenario, as the PyTorch program of SCENARIO.md does it: seed, construct, load
-// weights and params, build the inputs in order, forward on the tape, collect outputs and steps.
+// weights and params, build the inputs in order (and the loss's target), then a forward on the
+// tape, a forward + backward, or N training steps (Session, session.hpp).
 #include <cmath>
 
 #include "error.hpp"
 #include "graph.hpp"
 #include "ops.hpp"
 #include "scenario.hpp"
+#include "session.hpp"
+#include "train.hpp"
 
 namespace attn {
 
@@ -113,17 +116,6 @@ std::vector<Tensor> build_inputs(const Scenario& s, const ModuleInfo& info, Gene
   return inputs;
 }
 
-// Which inputs the sequence dims of the steps follow by default (Context::Sequences): queries
-// from the x/query/target input, keys from the key/memory/source input (else the queries').
-std::pair<std::string, std::string> default_sequences(const ModuleInfo& info) {
-  std::string q, k;
-  for (const InputSpec& in : info.inputs) {
-    if (q.empty() && (in.role == InputRole::x || in.role == InputRole::query || in.role == InputRole::target)) q = in.name;
-    if (k.empty() && (in.role == InputRole::key || in.role == InputRole::memory || in.role == InputRole::source)) k = in.name;
-  }
-  return {q, k.empty() ? q : k};
-}
-
 void check_outputs(const Outputs& outputs) {
   for (const NamedVar& o : outputs) {
     if (!o.value.defined()) continue;
@@ -135,44 +127,116 @@ void check_outputs(const Outputs& outputs) {
   }
 }
 
+// The loss's target, drawn from gen after the inputs (as the PyTorch program draws it), or given.
+Tensor build_target(const Scenario& s, Generator& gen) {
+  if (!s.has_loss || s.target.shape.empty()) return Tensor();
+  if (s.target.kind == ScenarioInput::Kind::Data) return Tensor::from(s.target.shape, s.target.data);
+  Tensor t = Tensor::empty(s.target.shape);
+  if (s.target.init == "rand") gen.rand(t.data(), static_cast<size_t>(t.numel()));
+  else gen.randn(t.data(), static_cast<size_t>(t.numel()));
+  return t;
+}
+
+void collect_outputs(const Outputs& outputs, const Context& ctx, Result& r) {
+  check_outputs(outputs);
+  for (const NamedVar& o : outputs) {
+    r.outputs.push_back({o.name, o.value.t});
+    r.output_steps.push_back(ctx.step_of(o.value.id));
+  }
+}
+
 }  // namespace
 
-Result run(const Scenario& s) {
-  const ModuleInfo& info = module_info(s.module);
-  const Config config = make_config(info, s.config);
-  Generator gen(s.seed);
-  std::unique_ptr<Module> module = info.make(config, gen);
-
+Session::Session(const Scenario& s) : s_(s), info_(&module_info(s.module)), gen_(std::make_unique<Generator>(s.seed)) {
+  const Config config = make_config(*info_, s.config);
+  std::unique_ptr<Module> module = info_->make(config, *gen_);
   ParamList params;
   module->parameters("", params);
   int64_t total = 0;
   for (auto& [name, t] : params) total += t->numel();
   if (!s.weights.empty()) load_weights(s, params);
   set_params(s, params);
-  const std::vector<Tensor> inputs = build_inputs(s, info, gen, total);
+  inputs_ = build_inputs(s, *info_, *gen_, total);
+  target_ = build_target(s, *gen_);
+  trainer_ = std::make_unique<Trainer>(*info_, std::move(module), *gen_, s.train, s.has_loss ? s.loss : LossSpec{""});
+  if (s.optimize) trainer_->set_optimizer(s.optimizer, s.clip_grad_norm);
+}
 
-  Result r;
-  r.module = s.module;
-  if (s.return_inputs)
-    for (size_t i = 0; i < inputs.size(); ++i)
-      if (inputs[i].defined()) r.inputs.push_back({info.inputs[i].name, inputs[i]});
-  if (s.return_params)
-    for (auto& [name, t] : params) r.params.push_back({name, *t});
-
-  Context ctx(gen, s.train, s.trace);
-  ctx.bind_parameters(params);
-  const auto [seq_q, seq_k] = default_sequences(info);
-  Context::Sequences sequences(ctx, seq_q, seq_k);
-  std::vector<Var> vars;
-  for (size_t i = 0; i < inputs.size(); ++i) vars.push_back(ctx.input(inputs[i], info.inputs[i].name));
-  const Outputs outputs = module->forward(vars, ctx);
-  check_outputs(outputs);
-  r.steps = ctx.steps();
-  for (const NamedVar& o : outputs) {
-    r.outputs.push_back({o.name, o.value.t});
-    r.output_steps.push_back(ctx.step_of(o.value.id));
+void Session::set_input(const std::string& name, const Shape& shape, const float* data) {
+  for (size_t i = 0; i < info_->inputs.size(); ++i) {
+    if (info_->inputs[i].name != name) continue;
+    Tensor& t = inputs_[i];
+    if (!t.defined() || t.shape() != shape) t = Tensor::empty(shape);  // the same buffer while the shape stays
+    std::copy(data, data + t.numel(), t.data());
+    return;
   }
-  r.attention = module->attention();
+  fail_at("inputs", "'", name, "' is not an input of ", info_->id);
+}
+
+void Session::set_target(const Shape& shape, const float* data) {
+  if (!target_.defined() || target_.shape() != shape) target_ = Tensor::empty(shape);
+  std::copy(data, data + target_.numel(), target_.data());
+}
+
+Result Session::forward(bool trace) {
+  Context ctx(*gen_, s_.train, trace);
+  Result r;
+  r.module = s_.module;
+  collect_outputs(trainer_->forward(ctx, inputs_), ctx, r);
+  r.steps = ctx.steps();
+  r.attention = trainer_->module().attention();
+  return r;
+}
+
+Result Session::gradients(bool trace) {
+  Context ctx(*gen_, s_.train, trace, true);
+  const TrainStep t = trainer_->forward_backward(ctx, inputs_, target_);
+  Result r;
+  r.module = s_.module;
+  r.has_loss = true;
+  r.loss = t.loss;
+  collect_outputs(t.outputs, ctx, r);
+  r.steps = ctx.steps(&t.node_grads);
+  r.attention = trainer_->module().attention();
+  for (size_t i = 0; i < params().size(); ++i) {
+    const Tensor& g = grads()[i];
+    r.grads.push_back({params()[i].first, g.defined() ? g : Tensor::zeros(params()[i].second->shape())});
+  }
+  for (size_t i = 0; i < inputs_.size(); ++i) {
+    if (!inputs_[i].defined() || info_->inputs[i].kind != InputKind::Float) continue;
+    const int32_t node = ctx.input_node(info_->inputs[i].name);
+    const Tensor g = node >= 0 ? t.node_grads[static_cast<size_t>(node)] : Tensor();
+    r.grads.push_back({"input:" + info_->inputs[i].name, g.defined() ? g.contiguous() : Tensor::zeros(inputs_[i].shape())});
+  }
+  return r;
+}
+
+float Session::step() { return trainer_->step(inputs_, target_); }
+
+Result run(const Scenario& s) {
+  Session session(s);
+  Result r;
+  if (s.optimize) {
+    std::vector<float> losses;
+    for (int64_t k = 0; k < s.steps; ++k) losses.push_back(session.step());
+    r = session.forward(s.trace);  // the trained module's outputs
+    r.has_loss = true;
+    r.losses = std::move(losses);
+    r.loss = r.losses.back();
+    if (s.grads)  // the last step's, before clipping
+      for (size_t i = 0; i < session.params().size(); ++i) {
+        const Tensor& g = session.grads()[i];
+        r.grads.push_back({session.params()[i].first, g.defined() ? g : Tensor::zeros(session.params()[i].second->shape())});
+      }
+  } else {
+    r = s.has_loss ? session.gradients(s.trace) : session.forward(s.trace);
+    if (s.has_loss && !s.grads) r.grads.clear();
+  }
+  if (s.return_inputs)
+    for (size_t i = 0; i < session.inputs().size(); ++i)
+      if (session.inputs()[i].defined()) r.inputs.push_back({session.info().inputs[i].name, session.inputs()[i]});
+  if (s.return_params)
+    for (const auto& [name, t] : session.params()) r.params.push_back({name, t->clone()});
   return r;
 }
 

@@ -259,6 +259,118 @@ void parse_flags(const json& j, Scenario& s) {
   }
 }
 
+// A number field of an object: absent -> def; else finite and >= lo (> lo when open_lo).
+double number_field(const json& j, const char* key, double def, double lo, bool open_lo, const std::string& field) {
+  if (!j.contains(key)) return def;
+  const json& v = j[key];
+  const double d = v.is_number() ? v.get<double>() : NAN;
+  if (!std::isfinite(d) || d < lo || (open_lo && d == lo))
+    fail_at(field, field, " (", brief(v), ") must be a finite number ", open_lo ? "> " : ">= ", lo);
+  return d;
+}
+
+// "loss": {"fn": "mse" | "cross_entropy" | "sum", "output": "output", "target": {...}, "ignore_index": -100}
+void parse_loss(const json& l, const ModuleInfo& info, Scenario& s) {
+  if (!l.is_object()) fail_at("loss", "scenario.loss must be {\"fn\": \"mse\" | \"cross_entropy\" | \"sum\", ...}");
+  check_keys(l, "scenario.loss", {"fn", "output", "target", "ignore_index"}, "loss");
+  s.has_loss = true;
+  s.loss.fn = l.contains("fn") && l["fn"].is_string() ? l["fn"].get<std::string>() : "";
+  if (s.loss.fn != "mse" && s.loss.fn != "cross_entropy" && s.loss.fn != "sum")
+    fail_at("loss.fn", "loss.fn (", l.contains("fn") ? brief(l["fn"]) : std::string("missing"),
+            ") must be \"mse\", \"cross_entropy\" or \"sum\"");
+  if (l.contains("output")) {
+    if (!l["output"].is_string()) fail_at("loss.output", "loss.output must be the name of a module output, e.g. \"output\"");
+    s.loss.output = l["output"].get<std::string>();
+  }
+  bool known = false;
+  std::string names;
+  for (const std::string& o : info.outputs) {
+    known = known || o == s.loss.output;
+    names += (names.empty() ? "" : ", ") + o;
+  }
+  if (!known) fail_at("loss.output", "loss.output '", s.loss.output, "' is not an output of ", info.id, ": its outputs are ", names);
+  if (l.contains("ignore_index")) {
+    if (!l["ignore_index"].is_number_integer()) fail_at("loss.ignore_index", "loss.ignore_index must be an integer (default -100)");
+    s.loss.ignore_index = l["ignore_index"].get<int64_t>();
+  }
+  s.target.name = "target";
+  if (s.loss.fn == "sum") {
+    if (l.contains("target")) fail_at("loss.target", "loss \"sum\" (output.sum()) takes no target");
+    return;
+  }
+  if (!l.contains("target") || !l["target"].is_object())
+    fail_at("loss.target", "loss \"", s.loss.fn, "\" needs a target: {\"shape\": [...], \"init\": \"randn\"} or {\"shape\": [...], \"data\": [...]}");
+  const json& t = l["target"];
+  check_keys(t, "loss.target", {"shape", "init", "data"}, "loss.target");
+  if (!t.contains("shape")) fail_at("loss.target", "loss.target needs a shape");
+  s.target.shape = parse_shape(t["shape"], "loss.target", "loss.target");
+  if (t.contains("init") == t.contains("data")) fail_at("loss.target", "loss.target needs exactly one of \"init\" or \"data\"");
+  if (t.contains("init")) {
+    s.target.kind = ScenarioInput::Kind::Init;
+    s.target.init = t["init"].is_string() ? t["init"].get<std::string>() : "";
+    if (s.target.init != "rand" && s.target.init != "randn")
+      fail_at("loss.target", "loss.target.init (", brief(t["init"]), ") must be \"rand\" or \"randn\"");
+    if (s.loss.fn == "cross_entropy") fail_at("loss.target", "cross_entropy targets are class ids: give them as \"data\"");
+  } else {
+    s.target.kind = ScenarioInput::Kind::Data;
+    s.target.data = parse_floats(t["data"], "loss.target.data", numel(s.target.shape), "loss.target");
+  }
+}
+
+// "optimize": {"optimizer", "lr", "momentum", "dampening", "nesterov", "betas", "eps", "weight_decay",
+//              "clip_grad_norm", "steps"}; PyTorch's defaults for what is left out
+void parse_optimize(const json& o, Scenario& s) {
+  if (!o.is_object()) fail_at("optimize", "scenario.optimize must be {\"optimizer\": \"SGD\" | \"Adam\" | \"AdamW\", \"lr\": ..., ...}");
+  check_keys(o, "scenario.optimize",
+             {"optimizer", "lr", "momentum", "dampening", "nesterov", "betas", "eps", "weight_decay", "clip_grad_norm", "steps"},
+             "optimize");
+  OptimizerSpec& p = s.optimizer;
+  p.name = o.contains("optimizer") && o["optimizer"].is_string() ? o["optimizer"].get<std::string>() : "";
+  if (p.name != "SGD" && p.name != "Adam" && p.name != "AdamW")
+    fail_at("optimize.optimizer", "optimize.optimizer (", o.contains("optimizer") ? brief(o["optimizer"]) : std::string("missing"),
+            ") must be \"SGD\", \"Adam\" or \"AdamW\"");
+  if (p.name == "SGD" && !o.contains("lr")) fail_at("optimize.lr", "optimize.lr is required for SGD (torch.optim.SGD has no default)");
+  p.lr = number_field(o, "lr", 1e-3, 0, true, "optimize.lr");
+  p.momentum = number_field(o, "momentum", 0, 0, false, "optimize.momentum");
+  p.dampening = number_field(o, "dampening", 0, -1e30, false, "optimize.dampening");
+  p.weight_decay = number_field(o, "weight_decay", p.name == "AdamW" ? 1e-2 : 0, 0, false, "optimize.weight_decay");
+  p.eps = number_field(o, "eps", 1e-8, 0, false, "optimize.eps");
+  if (o.contains("nesterov")) {
+    if (!o["nesterov"].is_boolean()) fail_at("optimize.nesterov", "optimize.nesterov must be true or false");
+    p.nesterov = o["nesterov"].get<bool>();
+    if (p.nesterov && (p.momentum <= 0 || p.dampening != 0))
+      fail_at("optimize.nesterov", "optimize.nesterov needs momentum > 0 and dampening 0 (as torch.optim.SGD)");
+  }
+  if (o.contains("betas")) {
+    const json& b = o["betas"];
+    if (!b.is_array() || b.size() != 2 || !b[0].is_number() || !b[1].is_number() || b[0].get<double>() < 0 ||
+        b[0].get<double>() >= 1 || b[1].get<double>() < 0 || b[1].get<double>() >= 1)
+      fail_at("optimize.betas", "optimize.betas (", brief(b), ") must be two numbers in [0, 1), e.g. [0.9, 0.999]");
+    p.beta1 = b[0].get<double>();
+    p.beta2 = b[1].get<double>();
+  }
+  if (o.contains("clip_grad_norm") && !o["clip_grad_norm"].is_null())
+    s.clip_grad_norm = number_field(o, "clip_grad_norm", 0, 0, true, "optimize.clip_grad_norm");
+  if (o.contains("steps")) {
+    const json& n = o["steps"];
+    if (!n.is_number_integer() || n.get<int64_t>() < 1 || n.get<int64_t>() > kMaxOptimizeSteps)
+      fail_at("optimize.steps", "optimize.steps (", brief(n), ") must be an integer from 1 to ", kMaxOptimizeSteps);
+    s.steps = n.get<int64_t>();
+  }
+  s.optimize = true;
+}
+
+void parse_training(const json& j, const ModuleInfo& info, Scenario& s) {
+  if (j.contains("loss")) parse_loss(j["loss"], info, s);
+  if (j.contains("grads")) {
+    if (!j["grads"].is_boolean()) fail_at("grads", "scenario.grads (", brief(j["grads"]), ") must be true or false");
+    s.grads = j["grads"].get<bool>();
+  }
+  if (j.contains("optimize")) parse_optimize(j["optimize"], s);
+  if ((s.grads || s.optimize) && !s.has_loss)
+    fail_at("loss", "scenario.", s.grads ? "grads" : "optimize", " needs a \"loss\": {\"fn\": \"mse\" | \"cross_entropy\" | \"sum\", ...}");
+}
+
 }  // namespace
 
 Scenario parse_scenario(const std::string& text, std::vector<std::vector<float>>* buffers, const std::vector<Blob>* blobs) {
@@ -270,7 +382,9 @@ Scenario parse_scenario(const std::string& text, std::vector<std::vector<float>>
   }
   if (!j.is_object()) fail("scenario must be a JSON object like {\"module\": \"softmax\", \"inputs\": [...]}");
   check_keys(j, "scenario",
-             {"module", "config", "seed", "train", "trace", "inputs", "params", "return_inputs", "return_params", "weights"}, "");
+             {"module", "config", "seed", "train", "trace", "inputs", "params", "return_inputs", "return_params", "weights", "loss",
+              "grads", "optimize"},
+             "");
   Scenario s;
   if (!j.contains("module") || !j["module"].is_string())
     fail_at("module", "scenario.module must be a module id string, e.g. \"CausalAttention\"");
@@ -284,6 +398,7 @@ Scenario parse_scenario(const std::string& text, std::vector<std::vector<float>>
   }
   if (j.contains("params")) parse_params(j["params"], s);
   if (j.contains("weights")) parse_weights(j["weights"], blobs, s);
+  parse_training(j, info, s);
   return s;
 }
 

@@ -9,6 +9,7 @@
 
 #include "module.hpp"
 #include "safetensors.hpp"
+#include "train.hpp"
 
 namespace attn {
 
@@ -38,7 +39,20 @@ struct Scenario {
   // loaded after construction (every parameter must be in it), before "params".
   std::string weights_name;
   std::vector<SafeTensor> weights;
+  // Training (SCENARIO.md, "Training"): a loss on one output and a target drawn after the inputs;
+  // its gradients (grads), or `steps` optimizer steps (optimize).
+  bool has_loss = false;
+  LossSpec loss;
+  ScenarioInput target;          // name "target"; shape empty when there is none (sum)
+  bool grads = false;
+  bool optimize = false;
+  OptimizerSpec optimizer;
+  double clip_grad_norm = 0;     // > 0: clip_grad_norm_(params, this) before each step
+  int64_t steps = 1;
 };
+
+// Training runs at most this many optimizer steps per scenario (a page trains step by step).
+constexpr int64_t kMaxOptimizeSteps = 10000;
 
 struct Result {
   std::string module;
@@ -48,6 +62,10 @@ struct Result {
   std::vector<AttentionSpec> attention;   // the module's attention blocks, with this run's numbers
   std::vector<NamedTensor> inputs;        // when Scenario::return_inputs
   std::vector<NamedTensor> params;        // when Scenario::return_params
+  bool has_loss = false;
+  float loss = 0;                         // the loss (optimize: of the last step)
+  std::vector<float> losses;              // optimize: the loss before each step
+  std::vector<NamedTensor> grads;         // grads: every parameter, then "input:<name>" per float input
 };
 
 // Limits that keep one run within memory (see README "Limits").

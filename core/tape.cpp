@@ -43,9 +43,9 @@ const char* op_name(Op op) {
   return "?";
 }
 
-Var Context::input(const Tensor& t, const std::string& name) {
-  if (!recording()) return {t, -1};
-  Node n{Op::input, {}, t, {}, {}, {}, name};
+Var Context::input(const Tensor& t, const std::string& name, bool requires_grad) {
+  if (!recording() || !t.defined()) return {t, -1};
+  Node n{Op::input, {}, t, {}, {}, {}, name, requires_grad};
   nodes_.push_back(std::move(n));
   return {t, static_cast<int32_t>(nodes_.size() - 1)};
 }
@@ -60,7 +60,7 @@ Var Context::param(const Tensor& t) {
   for (Registered& r : params_) {
     if (r.base != t.base()) continue;
     if (r.node < 0) {
-      nodes_.push_back(Node{Op::parameter, {}, t, {}, {}, {}, r.name});
+      nodes_.push_back(Node{Op::parameter, {}, t, {}, {}, {}, r.name, true});
       r.node = static_cast<int32_t>(nodes_.size() - 1);
     }
     return {t, r.node};
@@ -71,7 +71,9 @@ Var Context::param(const Tensor& t) {
 }
 
 Var Context::record(Op op, std::vector<int32_t> in, Tensor out, Attrs attrs, Tensor saved, std::vector<int64_t> ids) {
-  nodes_.push_back(Node{op, std::move(in), out, std::move(attrs), std::move(saved), std::move(ids), {}});
+  bool requires_grad = false;
+  for (int32_t i : in) requires_grad = requires_grad || (i >= 0 && nodes_[static_cast<size_t>(i)].requires_grad);
+  nodes_.push_back(Node{op, std::move(in), out, std::move(attrs), std::move(saved), std::move(ids), {}, requires_grad});
   return {std::move(out), static_cast<int32_t>(nodes_.size() - 1)};
 }
 
@@ -83,6 +85,18 @@ void Context::name_step(const char* name, const Var& v, std::vector<std::string>
   for (const std::string& d : dims)
     tokens.push_back(d == "seq" || d == "seq_q" ? seq_q_ : d == "seq_k" ? seq_k_ : std::string());
   named_.push_back({prefix_ + name, v.id, std::move(dims), std::move(tokens), code});
+}
+
+int32_t Context::param_node(const Tensor& t) const {
+  for (const Registered& r : params_)
+    if (r.base == t.base()) return r.node;
+  return -1;
+}
+
+int32_t Context::input_node(const std::string& name) const {
+  for (size_t i = 0; i < nodes_.size(); ++i)
+    if (nodes_[i].op == Op::input && nodes_[i].leaf == name) return static_cast<int32_t>(i);
+  return -1;
 }
 
 std::string Context::step_of(int32_t id) const {
@@ -115,6 +129,87 @@ std::string relative(const std::string& name, const std::string& scope) {
   return name.compare(0, scope.size(), scope) == 0 ? name.substr(scope.size()) : name;
 }
 
+// The attributes a view reads for node n's op (SCENARIO.md's op table).
+json attrs_of(const Node& n, const std::vector<Node>& nodes) {
+  const Attrs& a = n.attrs;
+  const auto param = [&](size_t i) -> json {
+    if (i >= n.in.size() || n.in[i] < 0) return nullptr;
+    const Node& m = nodes[static_cast<size_t>(n.in[i])];
+    return m.op == Op::parameter ? json(m.leaf) : json(nullptr);
+  };
+  switch (n.op) {
+    case Op::embedding:
+      return {{"weight", param(0)}, {"ids_input", a.ids_input.empty() ? json(nullptr) : json(a.ids_input)},
+              {"embedding_dim", n.out.size(-1)}};
+    case Op::positional_encoding: return {{"seq_len", a.shape[1]}, {"emb_dim", a.shape[2]}};
+    case Op::linear: {
+      const Tensor& w = nodes[static_cast<size_t>(n.in[1])].out;
+      return {{"weight", param(1)}, {"bias", param(2)}, {"in_features", w.size(1)}, {"out_features", w.size(0)}};
+    }
+    case Op::matmul: return {{"transpose_b", a.transpose_b}};
+    case Op::split_heads:
+    case Op::merge_heads: return {{"heads", a.heads}};
+    case Op::view: return {{"shape", a.shape}};
+    case Op::transpose: return {{"dim0", a.dim0}, {"dim1", a.dim1}};
+    case Op::chunk: return {{"chunks", a.chunks}, {"index", a.index}, {"dim", a.dim}};
+    case Op::concat: return {{"dim", -1}};
+    case Op::stack:
+    case Op::softmax:
+    case Op::amax: return {{"dim", a.dim}};
+    case Op::scale: return {{"scale", static_cast<double>(a.scale)}, {"divide", a.divide}};
+    case Op::masked_fill:
+      return {{"fill", number(a.fill)},
+              {"causal", a.causal},
+              {"mask_input", a.causal ? json(nullptr) : json(a.mask_input)},
+              {"masked_where", a.causal ? "causal" : a.masked_where_zero ? "zero" : "nonzero"},
+              {"unsqueezed", a.mask_unsqueezed}};
+    case Op::dropout: return {{"p", static_cast<double>(a.p)}};
+    case Op::layer_norm: return {{"weight", param(1)}, {"bias", param(2)}, {"eps", static_cast<double>(a.eps)}};
+    case Op::cross_entropy: return {{"ignore_index", a.ignore_index}};
+    default: return json::object();
+  }
+}
+
+// The core call that made node n, its arguments already printed (absent ones empty).
+std::string call_of(const Node& n, const std::vector<std::string>& args) {
+  const Attrs& a = n.attrs;
+  const auto list = [&](size_t from) {
+    std::string s;
+    for (size_t i = from; i < args.size(); ++i)
+      if (!args[i].empty()) s += (s.empty() ? "" : ", ") + args[i];
+    return s;
+  };
+  const auto i = [](int64_t v) { return std::to_string(v); };
+  switch (n.op) {
+    case Op::embedding: return "embedding(" + args[0] + ", " + (a.ids_input.empty() ? "ids" : a.ids_input) + ")";
+    case Op::positional_encoding: return "positional_encoding(" + i(a.shape[1]) + ", " + i(a.shape[2]) + ")";
+    case Op::matmul: return std::string(a.transpose_b ? "matmul_bt(" : "matmul(") + list(0) + ")";
+    case Op::split_heads: return "split_heads(" + args[0] + ", " + i(a.heads) + ")";
+    case Op::view: {
+      std::string shape;
+      for (size_t k = 0; k < a.shape.size(); ++k) shape += (k ? ", " : "") + i(a.shape[k]);
+      return "view(" + args[0] + ", {" + shape + "})";
+    }
+    case Op::transpose: return "transpose(" + args[0] + ", " + i(a.dim0) + ", " + i(a.dim1) + ")";
+    case Op::chunk: return "chunk(" + args[0] + ", " + i(a.chunks) + ", " + i(a.index) + ", " + i(a.dim) + ")";
+    case Op::concat: return "concat({" + list(0) + "})";
+    case Op::stack: return "stack({" + list(0) + "}, " + i(a.dim) + ")";
+    case Op::scale: return std::string(a.divide ? "div_scalar(" : "mul_scalar(") + args[0] + ", " + num(a.scale) + ")";
+    case Op::masked_fill: {
+      const std::string mask = a.causal ? "causal_mask(" + i(n.out.size(-2)) + ", " + i(n.out.size(-1)) + ")"
+                               : a.masked_where_zero ? "equal_zero(" + a.mask_input + ")"
+                                                     : a.mask_input + (a.mask_unsqueezed ? ".unsqueeze(1)" : "");
+      return "masked_fill(" + args[0] + ", " + mask + ", " + num(a.fill) + ")";
+    }
+    case Op::softmax: return "softmax(" + args[0] + (a.dim == -1 ? "" : ", " + i(a.dim)) + ")";
+    case Op::dropout: return "dropout(" + args[0] + ", " + num(a.p) + ")";
+    case Op::amax: return "amax(" + args[0] + ", " + i(a.dim) + ")";
+    case Op::mse_loss:
+    case Op::cross_entropy: return std::string(op_name(n.op)) + "(" + args[0] + ", target)";
+    default: return std::string(op_name(n.op)) + "(" + list(0) + ")";  // linear, add, relu, layer_norm, ...
+  }
+}
+
 class Printer {
  public:
   Printer(const std::vector<Node>& nodes, const std::vector<int>& named, const std::vector<std::string>& names)
@@ -134,153 +229,24 @@ class Printer {
 
  private:
   // The call that made node `id`; inputs that are named (steps, module inputs, parameters) print
-  // as names, unnamed nodes as their own calls, folded into this step.
+  // as names, unnamed nodes as their own calls, folded into this step (their ops and attributes too).
   std::string expr(int32_t id, bool top = false) {
     if (id < 0) return "";
     const Node& n = nodes_[static_cast<size_t>(id)];
-    if (!top) {
-      if (n.op == Op::input || n.op == Op::parameter) {
-        add_input(n.op == Op::input ? StepInput::Kind::input : StepInput::Kind::param, n.leaf);
-        return relative(n.leaf, scope_);
-      }
-      if (named_[static_cast<size_t>(id)] >= 0) {
-        const std::string& name = names_[static_cast<size_t>(named_[static_cast<size_t>(id)])];
-        add_input(StepInput::Kind::step, name);
-        return relative(name, scope_);
-      }
+    if (n.op == Op::input || n.op == Op::parameter) {
+      add_input(n.op == Op::input ? StepInput::Kind::input : StepInput::Kind::param, n.leaf);
+      return relative(n.leaf, scope_);
     }
-    const auto arg = [&](size_t i) { return i < n.in.size() ? expr(n.in[i]) : std::string(); };
-    const auto leaf = [&](size_t i) -> json {
-      if (i >= n.in.size() || n.in[i] < 0) return nullptr;
-      const Node& m = nodes_[static_cast<size_t>(n.in[i])];
-      return m.op == Op::parameter ? json(m.leaf) : json(nullptr);
-    };
-    std::string out;
-    switch (n.op) {
-      case Op::input:
-      case Op::parameter: out = relative(n.leaf, scope_); break;
-      case Op::embedding:
-        out = "embedding(" + arg(0) + ", " + (n.attrs.ids_input.empty() ? "ids" : n.attrs.ids_input) + ")";
-        attrs_["weight"] = leaf(0);
-        attrs_["ids_input"] = n.attrs.ids_input.empty() ? json(nullptr) : json(n.attrs.ids_input);
-        attrs_["embedding_dim"] = n.out.size(-1);
-        break;
-      case Op::positional_encoding:
-        out = "positional_encoding(" + std::to_string(n.attrs.shape[1]) + ", " + std::to_string(n.attrs.shape[2]) + ")";
-        attrs_["seq_len"] = n.attrs.shape[1];
-        attrs_["emb_dim"] = n.attrs.shape[2];
-        break;
-      case Op::linear: {
-        const std::string x = arg(0), w = arg(1), b = n.in.size() > 2 && n.in[2] >= 0 ? arg(2) : "";
-        out = "linear(" + x + ", " + w + (b.empty() ? "" : ", " + b) + ")";
-        attrs_["weight"] = leaf(1);
-        attrs_["bias"] = leaf(2);
-        attrs_["in_features"] = nodes_[static_cast<size_t>(n.in[1])].out.size(1);
-        attrs_["out_features"] = nodes_[static_cast<size_t>(n.in[1])].out.size(0);
-        break;
-      }
-      case Op::matmul: {
-        const std::string a = arg(0), b = arg(1);
-        out = std::string(n.attrs.transpose_b ? "matmul_bt(" : "matmul(") + a + ", " + b + ")";
-        attrs_["transpose_b"] = n.attrs.transpose_b;
-        break;
-      }
-      case Op::weighted_sum: {
-        const std::string a = arg(0), b = arg(1);
-        out = "weighted_sum(" + a + ", " + b + ")";
-        break;
-      }
-      case Op::split_heads:
-        out = "split_heads(" + arg(0) + ", " + std::to_string(n.attrs.heads) + ")";
-        attrs_["heads"] = n.attrs.heads;
-        break;
-      case Op::merge_heads:
-        out = "merge_heads(" + arg(0) + ")";
-        attrs_["heads"] = n.attrs.heads;
-        break;
-      case Op::view: {
-        std::string shape;
-        for (size_t i = 0; i < n.attrs.shape.size(); ++i) shape += (i ? ", " : "") + std::to_string(n.attrs.shape[i]);
-        out = "view(" + arg(0) + ", {" + shape + "})";
-        attrs_["shape"] = n.attrs.shape;
-        break;
-      }
-      case Op::transpose:
-        out = "transpose(" + arg(0) + ", " + std::to_string(n.attrs.dim0) + ", " + std::to_string(n.attrs.dim1) + ")";
-        attrs_["dim0"] = n.attrs.dim0;
-        attrs_["dim1"] = n.attrs.dim1;
-        break;
-      case Op::chunk:
-        out = "chunk(" + arg(0) + ", " + std::to_string(n.attrs.chunks) + ", " + std::to_string(n.attrs.index) + ", " +
-              std::to_string(n.attrs.dim) + ")";
-        attrs_["chunks"] = n.attrs.chunks;
-        attrs_["index"] = n.attrs.index;
-        attrs_["dim"] = n.attrs.dim;
-        break;
-      case Op::concat:
-      case Op::stack: {
-        std::string list;
-        for (size_t i = 0; i < n.in.size(); ++i) list += (i ? ", " : "") + arg(i);
-        out = std::string(n.op == Op::concat ? "concat({" : "stack({") + list + "}" +
-              (n.op == Op::stack ? ", " + std::to_string(n.attrs.dim) : "") + ")";
-        attrs_["dim"] = n.op == Op::concat ? -1 : n.attrs.dim;
-        break;
-      }
-      case Op::scale:
-        out = std::string(n.attrs.divide ? "div_scalar(" : "mul_scalar(") + arg(0) + ", " + num(n.attrs.scale) + ")";
-        attrs_["scale"] = static_cast<double>(n.attrs.scale);
-        attrs_["divide"] = n.attrs.divide;
-        break;
-      case Op::masked_fill: {
-        const Attrs& a = n.attrs;
-        const std::string x = arg(0);
-        std::string mask;
-        if (a.causal) mask = "causal_mask(" + std::to_string(n.out.size(-2)) + ", " + std::to_string(n.out.size(-1)) + ")";
-        else if (a.masked_where_zero) mask = "equal_zero(" + a.mask_input + ")";
-        else mask = a.mask_input + (a.mask_unsqueezed ? ".unsqueeze(1)" : "");
-        out = "masked_fill(" + x + ", " + mask + ", " + num(a.fill) + ")";
-        attrs_["fill"] = number(a.fill);
-        attrs_["causal"] = a.causal;
-        attrs_["mask_input"] = a.causal ? json(nullptr) : json(a.mask_input);
-        attrs_["masked_where"] = a.causal ? "causal" : a.masked_where_zero ? "zero" : "nonzero";
-        attrs_["unsqueezed"] = a.mask_unsqueezed;
-        break;
-      }
-      case Op::softmax:
-        out = "softmax(" + arg(0) + (n.attrs.dim == -1 ? "" : ", " + std::to_string(n.attrs.dim)) + ")";
-        attrs_["dim"] = n.attrs.dim;
-        break;
-      case Op::dropout:
-        out = "dropout(" + arg(0) + ", " + num(n.attrs.p) + ")";
-        attrs_["p"] = static_cast<double>(n.attrs.p);
-        break;
-      case Op::layer_norm: {
-        const std::string x = arg(0), w = arg(1), b = arg(2);
-        out = "layer_norm(" + x + ", " + w + ", " + b + ")";
-        attrs_["weight"] = leaf(1);
-        attrs_["bias"] = leaf(2);
-        attrs_["eps"] = static_cast<double>(n.attrs.eps);
-        break;
-      }
-      case Op::relu: out = "relu(" + arg(0) + ")"; break;
-      case Op::amax:
-        out = "amax(" + arg(0) + ", " + std::to_string(n.attrs.dim) + ")";
-        attrs_["dim"] = n.attrs.dim;
-        break;
-      case Op::add:
-      case Op::sub:
-      case Op::mse_loss:
-      case Op::cross_entropy: {
-        const std::string a = arg(0), b = arg(1);
-        out = std::string(op_name(n.op)) + "(" + a + ", " + (b.empty() ? "target" : b) + ")";
-        if (n.op == Op::cross_entropy) attrs_["ignore_index"] = n.attrs.ignore_index;
-        break;
-      }
-      case Op::exp: out = "exp(" + arg(0) + ")"; break;
-      case Op::sum: out = "sum(" + arg(0) + ")"; break;
+    if (!top && named_[static_cast<size_t>(id)] >= 0) {
+      const std::string& name = names_[static_cast<size_t>(named_[static_cast<size_t>(id)])];
+      add_input(StepInput::Kind::step, name);
+      return relative(name, scope_);
     }
+    std::vector<std::string> args;
+    for (int32_t in : n.in) args.push_back(expr(in));  // in argument order: inputs are listed so
+    attrs_.update(attrs_of(n, nodes_));
     ops_.push_back(n.op);
-    return out;
+    return call_of(n, args);
   }
 
   void add_input(StepInput::Kind kind, const std::string& name) {
@@ -300,7 +266,7 @@ class Printer {
 
 }  // namespace
 
-std::vector<Step> Context::steps() const {
+std::vector<Step> Context::steps(const std::vector<Tensor>* node_grads) const {
   // named[node] = the first step naming it (its name is how later steps refer to it)
   std::vector<int> named(nodes_.size(), -1);
   std::vector<std::string> names;
@@ -322,6 +288,7 @@ std::vector<Step> Context::steps() const {
     s.tokens = n.tokens;
     s.code = n.code;
     printer.describe(n.node, n.name, s);
+    if (node_grads && (*node_grads)[static_cast<size_t>(n.node)].defined()) s.grad = (*node_grads)[static_cast<size_t>(n.node)].contiguous();
     out.push_back(std::move(s));
   }
   return out;

@@ -92,6 +92,7 @@ struct Node {
   Tensor saved;               // what the backward needs beyond inputs and output (dropout's mask, ...)
   std::vector<int64_t> ids;   // embedding: the ids looked up; cross_entropy: the targets
   std::string leaf;           // input and parameter nodes: the name
+  bool requires_grad = false; // depends on a parameter or a float input (PyTorch's requires_grad)
 };
 
 // A named step, as a result gives it (core/SCENARIO.md, "Result"): typed, with everything a view
@@ -116,19 +117,20 @@ struct Step {
 
 class Context {
  public:
-  enum class Record { none, trace, grad };
-  Context(Generator& gen, bool train, Record record) : gen(gen), train(train), record_(record) {}
-  Context(Generator& gen, bool train, bool tracing) : Context(gen, train, tracing ? Record::trace : Record::none) {}
+  // trace: name the steps (the page's view, the result's "steps"); grad: keep every node for a
+  // backward pass (autograd.hpp). With neither, nothing is recorded.
+  Context(Generator& gen, bool train, bool trace, bool grad = false) : gen(gen), train(train), trace_(trace), grad_(grad) {}
   Generator& gen;
   const bool train;
   // false: the caller reads only "output" (the benchmark), so attention need not keep its
   // (B,H,T,S) weights, which at long T are the largest tensor of the pass.
   bool want_weights = true;
-  bool tracing() const { return record_ != Record::none; }  // steps are named (and kept)
-  bool recording() const { return record_ != Record::none; }
+  bool tracing() const { return trace_; }
+  bool recording() const { return trace_ || grad_; }
 
-  // Leaves. Parameters are registered once (state_dict names) and become nodes on first use.
-  Var input(const Tensor& t, const std::string& name);
+  // Leaves. Parameters are registered once (state_dict names) and become nodes on first use;
+  // they require gradients, as do float inputs when the caller says so.
+  Var input(const Tensor& t, const std::string& name, bool requires_grad = false);
   void bind_parameters(const std::vector<std::pair<std::string, Tensor*>>& params);
   Var param(const Tensor& t);
   // Records an op's node (graph.cpp calls it; only when recording()).
@@ -146,8 +148,13 @@ class Context {
   const std::vector<Node>& nodes() const { return nodes_; }
   // The name of the first step naming node `id` ("" when none does).
   std::string step_of(int32_t id) const;
-  // The named steps, typed and printed (tape.cpp); values packed.
-  std::vector<Step> steps() const;
+  // The node of a registered parameter, -1 when the forward did not use it.
+  int32_t param_node(const Tensor& t) const;
+  // The node of the input leaf named `name`, -1 when there is none.
+  int32_t input_node(const std::string& name) const;
+  // The named steps, typed and printed (tape.cpp); values packed. node_grads: dL/d(node) from
+  // backward(), to give each step on the loss's path its gradient.
+  std::vector<Step> steps(const std::vector<Tensor>* node_grads = nullptr) const;
 
   // Prefixes the names of the steps a submodule records while the scope lives ("encoder.0.").
   class Scope {
@@ -190,7 +197,7 @@ class Context {
     std::string code;
   };
   void name_step(const char* name, const Var& v, std::vector<std::string> dims, const char* code);
-  Record record_;
+  bool trace_, grad_;
   std::string prefix_, seq_q_, seq_k_;
   std::vector<Node> nodes_;
   std::vector<Named> named_;

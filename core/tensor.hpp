@@ -56,7 +56,7 @@ class Tensor {
   std::vector<float> to_vector() const;
 
  private:
-  std::shared_ptr<float> storage_;  // from storage_pool.cpp: freed buffers are kept for reuse
+  std::shared_ptr<float> storage_;  // from the pool in tensor.cpp: freed buffers are kept for reuse
   int64_t offset_ = 0;
   Shape shape_, strides_;
 };

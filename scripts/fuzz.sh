@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # npm run fuzz -- --seconds N: libFuzzer over the scenario parser and runner and over the
 # safetensors weights loader (tests/fuzz/), N seconds each, clang 14 with
-# -fsanitize=fuzzer,address,undefined, seed corpora from tests/fixtures/.
+# -fsanitize=fuzzer,address,undefined, seed corpora from tests/fixtures/ (training fixtures included).
 # Prints the executions per target; exits non-zero on any crash, leak or UB report.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -27,6 +27,7 @@ ln -sfn /usr/include/nlohmann "$out/deps/nlohmann"
 flags=(-std=c++17 -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -Icore -I"$out/deps" -DATTN_VERSION='"fuzz"')
 sources=$(ls core/*.cpp core/modules/*.cpp | grep -vE 'kernels_(avx2|wasm)\.cpp')
 cp tests/fixtures/*.scenario.json "$out/corpus/scenario/" 2>/dev/null || true
+for f in tests/fixtures/train/*.scenario.json; do cp "$f" "$out/corpus/scenario/train_$(basename "$f")"; done
 cp tests/fixtures/weights/*.safetensors "$out/corpus/safetensors/" 2>/dev/null || true
 status=0
 for target in scenario safetensors; do

@@ -393,6 +393,18 @@ def grad_fixtures_transformer():
     return f
 
 
+def grad_fixtures_causal_transformer():
+    """The page's decoder-only CausalTransformer: next-token cross-entropy, the prompt ignored."""
+    f = {}
+    f['grad_causal_transformer_ce'] = grads(
+        {'module': 'CausalTransformer',
+         'config': {'vocab_size': 8, 'emb_dim': 8, 'num_heads': 2, 'ffn_dim': 12, 'num_layers': 2, 'context_length': 8},
+         'seed': 58, 'inputs': [data('idx', [2, 6], [1, 2, 3, 7, 1, 2, 4, 4, 6, 7, 4, 4])]},
+        {'fn': 'cross_entropy', 'ignore_index': -100,
+         'target': {'shape': [2, 6], 'data': [-100, -100, -100, 1, 2, 3, -100, -100, -100, 4, 4, 6]}})
+    return f
+
+
 def optimize_fixtures():
     """20 steps of SGD (momentum; nesterov + weight decay), Adam, AdamW; each without and with
     gradient clipping; one run in train mode with dropout (its draws continue step after step)."""
@@ -423,13 +435,18 @@ def optimize_fixtures():
     f['opt_adamw_clip_transformer_ignore_index'] = optimize(tr, tr_ignore, optimizer='AdamW', lr=0.01, eps=1e-4,
                                                             weight_decay=0.1, clip_grad_norm=0.5)
     f['opt_adamw_clip_causal_mha_defaults'] = optimize(cmha, mse([2, 6, 8]), optimizer='AdamW', clip_grad_norm=0.05)
+    ct = {'module': 'CausalTransformer',
+          'config': {'vocab_size': 8, 'emb_dim': 8, 'num_heads': 2, 'ffn_dim': 12, 'num_layers': 2, 'context_length': 8},
+          'seed': 64, 'inputs': [data('idx', [2, 6], [1, 2, 3, 7, 1, 2, 4, 4, 6, 7, 4, 4])]}
+    ct_ce = {'fn': 'cross_entropy', 'target': {'shape': [2, 6], 'data': [-100, -100, -100, 1, 2, 3, -100, -100, -100, 4, 4, 6]}}
+    f['opt_adamw_causal_transformer'] = optimize(ct, ct_ce, optimizer='AdamW', lr=0.01, eps=1e-4, clip_grad_norm=1.0)
     return f
 
 
 def fixtures():
     f = {}
     for family in (grad_fixtures_seed004, grad_fixtures_seed000, grad_fixtures_seed003, grad_fixtures_seed001_002,
-                   grad_fixtures_transformer, optimize_fixtures):
+                   grad_fixtures_transformer, grad_fixtures_causal_transformer, optimize_fixtures):
         f.update(family())
     return f
 

@@ -18,7 +18,7 @@ try {
     const scenario = { module: 'MultiHeadAttention', seed: 0, config: { d_model: C, num_heads: H },
       inputs: ['Q', 'K', 'V'].map((name) => ({ name, shape: [1, T, C], init: 'randn' })) };
     const result = window.playground.core.run({ ...scenario, return_inputs: true, return_params: true });
-    const plan = planFromResult(scenario, result);
+    const plan = planFromResult(result);
     const fused = await gpu.timeAttention(plan, { repeats });
     const naive = await gpu.timeAttention(plan, { naive: true, repeats });
     return { adapter: gpu.adapterName, fused, naive };

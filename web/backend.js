@@ -1,9 +1,8 @@
 // Which backend computes the attention: the WASM core (always, it also records every step) and,
-// when the browser gives a WebGPU adapter, the GPU kernels of gpu/ side by side. With WebGPU
-// active, each recompute also runs the module's attention on the GPU from the very inputs and
-// parameters the core used, and the panel shows the largest |WebGPU − WASM| difference over the
-// output and the displayed head's weights, with both timings. Any WebGPU failure (no adapter,
-// device lost, a kernel error) falls back to WASM with a visible notice; the page keeps working.
+// when the browser gives a WebGPU adapter, the GPU kernels of gpu/ side by side: each recompute
+// also runs the module's attention on the GPU from the very inputs and parameters the core used,
+// after the page has redrawn, and the panel shows the largest |WebGPU − WASM| difference over the
+// output and the displayed head's weights. Any WebGPU failure falls back to WASM with a notice.
 import { GpuAttention, gpuSupport, planFromResult } from './gpu/attention-gpu.js';
 import { t } from './i18n.js';
 
@@ -15,13 +14,63 @@ function maxAbsDiff(a, b, offset = 0, n = a.length) {
   return m;
 }
 
+// The GPU's output and the selected head's weights against the core's result: the largest
+// |WebGPU − WASM|. selection {b, h} outside this result falls back to 0.
+async function compareOnGpu(gpu, { result, selection }) {
+  const plan = planFromResult(result);
+  const pick = (v, max) => (Number.isInteger(v) && v >= 0 && v < max ? v : 0);
+  const head = { b: pick(selection?.b, plan.B), h: pick(selection?.h, plan.H) };
+  const r = await gpu.run(plan, { weights: head });
+  let diff = maxAbsDiff(r.output.data, result.outputs.find((o) => o.name === plan.output).data);
+  const w = result.outputs.find((o) => o.name === plan.weightsOutput);
+  if (w && r.attentionWeights) {
+    const n = plan.T * plan.S;
+    diff = Math.max(diff, maxAbsDiff(r.attentionWeights.data, w.data, (head.b * plan.H + head.h) * n, n));
+  }
+  return { diff, head, gpuMs: r.ms };
+}
+
+// fn after the next paint: requestAnimationFrame runs just before a frame, the task it queues
+// runs after it. A hidden page paints no frames: the timer starts fn anyway.
+function afterPaint(fn) {
+  let started = false;
+  const go = () => { if (!started) { started = true; setTimeout(fn, 0); } };
+  requestAnimationFrame(go);
+  setTimeout(go, 100);
+}
+
+// A queue of one: push() replaces a job that has not started; work(job) runs for the newest one,
+// each start after the next paint, so a keystroke's redraw is on screen before the GPU work
+// (uploads, encoding) begins. drop() or canRun() false forgets what is pending.
+function newestAfterPaint(work, canRun) {
+  let job = null, running = false;
+  async function drain() {
+    while (job && canRun()) {
+      const next = job;
+      job = null;
+      await work(next);
+      if (job) await new Promise(afterPaint);   // a newer job came in meanwhile: its redraw first
+    }
+    job = null;
+    running = false;
+  }
+  return {
+    push(next) {
+      job = next;
+      if (running) return;   // the running loop takes the newest job when it is done
+      running = true;
+      afterPaint(drain);
+    },
+    drop() { job = null; },
+    idle: () => !running && !job,
+  };
+}
+
 // els: {radios: [wasm, webgpu], name, adapter, notice, compare, diff, wasmTime, gpuTime}
 export function createBackend(core, els, onChoice) {
   let gpu = null;
   let unavailable = null;   // why WebGPU cannot be used (no adapter, lost, failed): () => text, re-read per render for the language
   let wanted = 'auto';
-  let job = null;           // the latest comparison asked for
-  let running = false;
   let last = null;          // {diff, wasmMs, gpuMs, module}
 
   const active = () => (wanted !== 'wasm' && gpu && !unavailable ? 'webgpu' : 'wasm');
@@ -52,43 +101,21 @@ export function createBackend(core, els, onChoice) {
     .then((g) => { gpu = g; }, (e) => { unavailable = () => (e.key ? t(e.key) : e.message); })
     .finally(() => { render(); document.body.dataset.backendReady = 'true'; });
 
-  function selection(plan) {
-    const pick = (id, max) => {
-      const v = Number(document.getElementById(id)?.value ?? 0);
-      return Number.isInteger(v) && v >= 0 && v < max ? v : 0;
-    };
-    return { b: pick('attention-batch', plan.B), h: pick('attention-head', plan.H) };
-  }
-
-  async function drain() {
-    if (running) return;
-    running = true;
-    while (job && active() === 'webgpu') {
-      const { scenario, result, wasmMs } = job;
-      job = null;
-      try {
-        const plan = planFromResult(scenario, result);
-        const sel = selection(plan);
-        const r = await gpu.run(plan, { weights: sel });
-        if (!r) continue;
-        let diff = maxAbsDiff(r.output.data, result.outputs[0].data);
-        const w = result.outputs.find((o) => o.name === 'attention_weights');
-        if (w && r.attentionWeights) {
-          const n = plan.T * plan.S;
-          diff = Math.max(diff, maxAbsDiff(r.attentionWeights.data, w.data, (sel.b * plan.H + sel.h) * n, n));
-        }
-        last = { diff, wasmMs, gpuMs: r.ms, module: scenario.module, head: sel };
-        els.diff.textContent = diff.toExponential(2);
-        els.diff.dataset.value = String(diff);
-        els.wasmTime.textContent = t('backend.ms', { ms: wasmMs.toFixed(2) });
-        els.gpuTime.textContent = t('backend.gpuMs', { ms: r.ms.toFixed(2) });
-        render(t('backend.compared', { b: sel.b, h: sel.h }));
-      } catch (e) {
-        fail(() => t('backend.failed', { message: e.message }));
-      }
+  // One comparison on the GPU, shown in the panel; any failure turns WebGPU off.
+  async function check(job) {
+    try {
+      const { diff, head, gpuMs } = await compareOnGpu(gpu, job);
+      last = { diff, wasmMs: job.wasmMs, gpuMs, module: job.scenario.module, head };
+      els.diff.textContent = diff.toExponential(2);
+      els.diff.dataset.value = String(diff);
+      els.wasmTime.textContent = t('backend.ms', { ms: job.wasmMs.toFixed(2) });
+      els.gpuTime.textContent = t('backend.gpuMs', { ms: gpuMs.toFixed(2) });
+      render(t('backend.compared', head));
+    } catch (e) {
+      fail(() => t('backend.failed', { message: e.message }));
     }
-    running = false;
   }
+  const queue = newestAfterPaint(check, () => active() === 'webgpu');
 
   for (const radio of els.radios) {
     radio.addEventListener('change', () => {
@@ -104,21 +131,23 @@ export function createBackend(core, els, onChoice) {
     active,
     setWanted(v) { wanted = v; render(); },
     wanted: () => wanted,
-    // The WASM result of a recompute: compare it on the GPU when WebGPU is active.
-    compare(scenario, result, wasmMs) {
+    // The WASM result of a recompute (run with return_inputs and return_params): compare it on
+    // the GPU when WebGPU is active. selection {b, h}: the batch item and head the page displays,
+    // whose weights are compared; call again when it changes.
+    compare(scenario, result, wasmMs, selection = { b: 0, h: 0 }) {
       if (active() !== 'webgpu') { render(); return; }
-      const support = gpuSupport(scenario);
+      const support = gpuSupport(scenario, result);
       if (!support.ok) {
+        queue.drop();   // a pending check of the previous module would overwrite this notice
         last = null;
         render(t('backend.wasmOnly', { module: scenario.module, wasm: WASM, reason: support.reason }));
         return;
       }
-      job = { scenario, result, wasmMs };
-      drain();
+      queue.push({ scenario, result, wasmMs, selection });
     },
     needsParams: () => active() === 'webgpu',
     gpu: () => gpu,
     last: () => last,
-    idle: () => !running && !job,
+    idle: () => queue.idle(),
   };
 }

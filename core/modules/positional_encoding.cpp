@@ -20,6 +20,23 @@ Var add_positional_encoding(const Var& x, int64_t emb_dim, int64_t max_len, Cont
   return add(ctx, x, pe);
 }
 
+// Token ids of an ids input (B, L), each an integer in [0, vocab).
+std::vector<int64_t> token_ids(const Var& t, const char* name, int64_t vocab) {
+  const std::string field = std::string("inputs.") + name;
+  if (!t.defined()) fail_at(field, "input '", name, "' is missing: the module needs token ids of shape (B, L)");
+  if (t.dim() != 2) fail_at(field, "input '", name, "' has shape ", shape_str(t.shape()), " but must be 2-d (batch, seq_len) token ids");
+  std::vector<int64_t> ids;
+  const std::vector<float> v = t.t.to_vector();
+  for (size_t i = 0; i < v.size(); ++i) {
+    const float f = v[i];
+    if (!(f >= 0 && f < static_cast<float>(vocab)) || f != static_cast<float>(static_cast<int64_t>(f)))
+      fail_at(field, "input '", name, "' value ", f, " at position ", i, " is not a token id: ids must be integers in [0, ",
+              vocab, ") (vocab_size)");
+    ids.push_back(static_cast<int64_t>(f));
+  }
+  return ids;
+}
+
 void check_even_emb_dim(int64_t emb_dim) {
   if (emb_dim % 2 != 0)
     fail_at("config.emb_dim", "emb_dim (", emb_dim, ") must be even: PositionalEncoding puts sin in even and cos in odd columns");

@@ -75,6 +75,17 @@ function problem(B, T, C, H, keep = false) {
   return { x, params, session: keep ? s : null };
 }
 
+// The `attention` description of seed 000's block at (C, H), which planFromResult reads (the
+// scale, heads, parameter names): the bench build of the core returns no results, so the page's
+// core (bindings/attention.mjs) runs the module once on one token, loaded on first use only.
+let pageCore = null;
+async function attentionOf(C, H) {
+  pageCore ??= await (await import('/bindings/attention.mjs')).loadAttention();
+  const scenario = { module: 'MultiHeadAttention', config: { d_model: C, num_heads: H },
+    inputs: ['Q', 'K', 'V'].map((name) => ({ name, shape: [1, 1, C], init: 'randn' })) };
+  return pageCore.run(scenario).attention;
+}
+
 // seed 000's forward in tfjs ops (functional forms: the UMD bundle has no chained tensor methods);
 // W: {W_Q: {w, b}, ...} with w (in, out), nn.Linear's weight transposed once beforehand: fused
 // matMul + bias is tfjs's fast path, and with transposeB: true tfjs-backend-wasm 4.22 returns wrong
@@ -127,11 +138,13 @@ const BACKENDS = {
   async 'core-webgpu'(B, T, C, H, protocol) {
     if (!gpu) throw new Error(gpuError ?? 'GpuAttention was not created');
     const { x, params } = problem(B, T, C, H);
+    // A core result with this session's tensors: the page's core describes the attention block.
     const result = {
+      module: 'MultiHeadAttention', attention: await attentionOf(C, H),
       inputs: ['Q', 'K', 'V'].map((name) => ({ name, shape: [B, T, C], data: x })),
       params: Object.entries(params).map(([name, data]) => ({ name, shape: name.endsWith('weight') ? [C, C] : [C], data })),
     };
-    const plan = planFromResult({ module: 'MultiHeadAttention', config: { d_model: C, num_heads: H } }, result);
+    const plan = planFromResult(result);
     return timed(async () => (await gpu.run(plan)).output.data, protocol);
   },
 };

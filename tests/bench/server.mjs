@@ -7,7 +7,8 @@ import { extname, join, normalize } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const ALLOWED = ['/tests/bench/', '/bindings/', '/build/wasm/bench/', '/build/bench/', '/web/',
+// /build/wasm/attention.{js,wasm}: the page's core, which describes the attention block for core-webgpu.
+const ALLOWED = ['/tests/bench/', '/bindings/', '/build/wasm/bench/', '/build/wasm/attention.', '/build/bench/', '/web/',
   '/node_modules/onnxruntime-web/dist/', '/node_modules/@tensorflow/'];
 const TYPES = { '.html': 'text/html; charset=utf-8', '.js': 'text/javascript', '.mjs': 'text/javascript',
   '.wasm': 'application/wasm', '.json': 'application/json', '.wgsl': 'text/plain; charset=utf-8' };

@@ -1,11 +1,12 @@
 // WebGPU in headless Chromium on SwiftShader: every fixture of tests/fixtures/ that the GPU path
-// supports (eval-mode multi-head attention of every seed, sdpa; masks of both conventions,
-// causal, fully masked rows) gives PyTorch's output and attention weights within atol 1e-4; the
-// naive three-pass kernels agree with the fused one; long sequences and head dims 16-128 that are
-// not multiples of 4 match the WASM core; the page shows the backend, the WebGPU-WASM difference
-// and falls back to WASM when WebGPU is absent or its device is lost.
+// supports (every block the core describes as computing a module output in full: each seed's
+// multi-head attention, the single-head ones, sdpa; both mask rules and fills, causal, fully masked
+// rows) gives PyTorch's output and weights within atol 1e-4, fused and naive; long sequences and
+// odd head dims match the WASM core; the page's backend panel, its fallbacks and compare() API.
 import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
 import { after, before, test } from 'node:test';
+import { loadAttention } from '../../bindings/attention.mjs';
 import { fixtureNames, readFixture, values } from '../node/fixtures.mjs';
 import { launch, openPage, startServer } from './harness.mjs';
 
@@ -15,8 +16,9 @@ after(async () => { await browser?.close(); await server?.close(); });
 
 const b64 = (f32) => Buffer.from(f32.buffer, f32.byteOffset, f32.byteLength).toString('base64');
 
-// Runs scenarios through the GPU in the page; returns per scenario {unsupported} or max diffs
-// against the given expected values (or against the WASM core when none are given).
+// Runs scenarios through the GPU in the page: the core first (its result says what the GPU
+// computes), then the plan made from that result alone. Returns per scenario {unsupported} or max
+// diffs against the given expected values (or against the WASM core when none are given).
 function gpuRun(page, jobs, options = {}) {
   return page.evaluate(async ({ jobs, options }) => {
     const { GpuAttention, gpuSupport, planFromResult } = await import('/gpu/attention-gpu.js');
@@ -25,13 +27,17 @@ function gpuRun(page, jobs, options = {}) {
     const diff = (a, b) => { let m = 0; for (let i = 0; i < b.length; i++) m = Math.max(m, Math.abs(a[i] - b[i])); return a.length === b.length ? m : Infinity; };
     const out = [];
     for (const job of jobs) {
-      const support = gpuSupport(job.scenario);
+      // The module table answers for the structure (a fixture of a module this build lacks
+      // stays off the GPU), the run's result for the numbers (head dims, dropout p).
+      const entry = window.playground.core.modules().find((m) => m.id === job.scenario.module);
+      let support = gpuSupport(job.scenario, entry);
+      const result = support.ok && window.playground.core.run({ ...job.scenario, trace: false, return_inputs: true, return_params: true });
+      if (support.ok) support = gpuSupport(job.scenario, result);
       if (!support.ok) { out.push({ unsupported: support.reason }); continue; }
-      const result = window.playground.core.run({ ...job.scenario, trace: false, return_inputs: true, return_params: true });
-      const plan = planFromResult(job.scenario, result);
+      const plan = planFromResult(result);
       const r = await gpu.run(plan, { weights: options.weights === null ? null : 'all', naive: !!options.naive });
-      const wantOut = job.output ? decode(job.output) : result.outputs[0].data;
-      const wantW = job.weights ? decode(job.weights) : result.outputs.find((o) => o.name === 'attention_weights')?.data;
+      const wantOut = job.output ? decode(job.output) : result.outputs.find((o) => o.name === plan.output).data;
+      const wantW = job.weights ? decode(job.weights) : result.outputs.find((o) => o.name === plan.weightsOutput)?.data;
       out.push({
         adapter: gpu.adapterName, ms: r.ms, shape: r.output.shape,
         output: diff(r.output.data, wantOut),
@@ -41,6 +47,18 @@ function gpuRun(page, jobs, options = {}) {
     return out;
   }, { jobs, options });
 }
+
+test('web/gpu/ names no module and states no convention: everything comes from the core', async () => {
+  const core = await loadAttention();
+  const ids = core.modules().map((m) => m.id);
+  assert.ok(ids.length >= 15, `${ids.length} modules`);
+  const dir = new URL('../../web/gpu/', import.meta.url);
+  for (const file of readdirSync(dir)) {
+    const text = readFileSync(new URL(file, dir), 'utf8');
+    for (const id of ids) assert.ok(!text.toLowerCase().includes(id.toLowerCase()), `web/gpu/${file} names the module ${id}`);
+    assert.doesNotMatch(text, /1e9|1e\+9|1000000000|sqrt|\*\*\s*-?0?\.5/, `web/gpu/${file} states a mask fill or a scale`);
+  }
+});
 
 test('every GPU-supported fixture matches PyTorch within 1e-4 on WebGPU (fused and naive kernels)', async () => {
   const { page, errors } = await openPage(browser.context, server.url);
@@ -131,6 +149,46 @@ test('the page shows the WebGPU backend, its difference from WASM, and falls bac
   // The page keeps working on WASM.
   await page.getByTestId('tokens-input').fill('attention still works');
   await page.waitForFunction(() => window.playground.result().outputs[0].shape[1] === 3);
+  assert.deepEqual(errors, []);
+});
+
+test('backend.compare checks the head the caller passes, after the next frame, newest job only', async () => {
+  const { page, errors } = await openPage(browser.context, server.url);
+  await page.waitForSelector('body[data-backend-ready="true"]');
+  await page.waitForFunction(() => document.querySelector('[data-testid="gpu-cpu-diff"]').dataset.value !== undefined
+    && window.playground.backend.idle());
+  const r = await page.evaluate(async () => {
+    const backend = window.playground.backend, gpu = backend.gpu();
+    const scenario = { module: 'MultiHeadAttention', seed: 5, config: { d_model: 12, num_heads: 3 },
+      inputs: ['Q', 'K', 'V'].map((name) => ({ name, shape: [2, 4, 12], init: 'randn' })) };
+    const result = window.playground.core.run({ ...scenario, return_inputs: true, return_params: true });
+    const idle = async () => { while (!backend.idle()) await new Promise((done) => setTimeout(done, 20)); };
+    let framed = false;
+    requestAnimationFrame(() => { framed = true; });
+    const runs = [], run = gpu.run.bind(gpu);
+    gpu.run = (plan, options) => { runs.push({ weights: options.weights, framed }); return run(plan, options); };
+    try {
+      // Three compares in one task (a keystroke, then two head clicks): only the last one runs.
+      backend.compare(scenario, result, 1, { b: 0, h: 2 });
+      backend.compare(scenario, result, 1, { b: 1, h: 0 });
+      backend.compare(scenario, result, 1, { b: 1, h: 2 });
+      const sync = runs.length;
+      await idle();
+      const chosen = { sync, runs: runs.splice(0), last: backend.last() };
+      backend.compare(scenario, result, 1);   // a caller that passes no selection (main.js before its update)
+      await idle();
+      return { ...chosen, plain: { runs: runs.splice(0), last: backend.last() } };
+    } finally {
+      gpu.run = run;
+    }
+  });
+  assert.equal(r.sync, 0, 'compare() starts no GPU work in the task that calls it');
+  assert.deepEqual(r.runs, [{ weights: { b: 1, h: 2 }, framed: true }]);
+  assert.deepEqual(r.last.head, { b: 1, h: 2 });
+  assert.ok(r.last.diff <= 1e-4, `batch item 1, head 2: max |webgpu - wasm| ${r.last.diff}`);
+  assert.deepEqual(r.plain.runs.map((x) => x.weights), [{ b: 0, h: 0 }]);
+  assert.ok(r.plain.last.diff <= 1e-4, `batch item 0, head 0: max |webgpu - wasm| ${r.plain.last.diff}`);
+  console.log(`backend.compare: item 1 head 2 ${r.last.diff.toExponential(2)}, default item 0 head 0 ${r.plain.last.diff.toExponential(2)}`);
   assert.deepEqual(errors, []);
 });
 

@@ -1,6 +1,8 @@
 // libFuzzer target: any bytes as a scenario. Parsing and running must either succeed or throw
 // attn::Error; never crash, leak, hit undefined behaviour or return NaN outputs silently.
-// Built by scripts/fuzz.sh with clang 14 (-fsanitize=fuzzer,address,undefined); seeds: tests/fixtures.
+// Training fields too ("loss", "grads", "optimize": the backward of every op and the optimizers run
+// under the sanitizers). Built by scripts/fuzz.sh with clang 14 (-fsanitize=fuzzer,address,
+// undefined); seeds: tests/fixtures and tests/fixtures/train.
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
@@ -19,12 +21,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     for (const auto& [name, value] : s.config)
       if (value > 256) return 0;
     if (elements > (1 << 16)) return 0;
+    if (s.optimize && s.steps > 8) s.steps = 8;  // breadth: a few steps exercise every update rule
     attn::Result r = attn::run(s);
     for (const auto& o : r.outputs) {
       const attn::Tensor c = o.value.contiguous();
       for (int64_t i = 0; i < c.numel(); ++i)
         if (std::isnan(c.data()[i])) std::abort();  // run() must have rejected it
     }
+    if (r.has_loss && !std::isfinite(r.loss)) std::abort();  // a diverged loss must be an attn::Error
     (void)attn::result_to_json(r);
   } catch (const attn::Error&) {
   }

@@ -25,15 +25,15 @@ inline std::string read_text(const std::string& path) {
 
 inline std::string dir() { return ATTN_FIXTURES_DIR; }
 
-// Fixture names (without .scenario.json), sorted.
-inline std::vector<std::string> names() {
+// Fixture names (without .scenario.json), sorted; `sub`: a subfolder ("train/"), its names prefixed by it.
+inline std::vector<std::string> names(const std::string& sub = "") {
   std::vector<std::string> out;
-  if (!std::filesystem::exists(dir())) return out;
-  for (const auto& e : std::filesystem::directory_iterator(dir())) {
+  if (!std::filesystem::exists(dir() + "/" + sub)) return out;
+  for (const auto& e : std::filesystem::directory_iterator(dir() + "/" + sub)) {
     const std::string f = e.path().filename().string();
     const std::string suffix = ".scenario.json";
     if (f.size() > suffix.size() && f.compare(f.size() - suffix.size(), suffix.size(), suffix) == 0)
-      out.push_back(f.substr(0, f.size() - suffix.size()));
+      out.push_back(sub + f.substr(0, f.size() - suffix.size()));
   }
   std::sort(out.begin(), out.end());
   return out;
@@ -83,6 +83,12 @@ inline std::vector<float> values(const json& t) {
   std::vector<float> v;
   for (const json& x : t["data"]) v.push_back(number(x));
   return v;
+}
+
+// A step's expected gradient: "grad" or "grad_b64" (absent: the step is not on the loss's path).
+inline bool has_grad(const json& t) { return t.contains("grad") || t.contains("grad_b64"); }
+inline std::vector<float> grad_values(const json& t) {
+  return t.contains("grad_b64") ? base64_floats(t["grad_b64"].get<std::string>()) : numbers(t["grad"]);
 }
 
 struct Diff {

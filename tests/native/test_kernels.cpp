@@ -35,12 +35,32 @@ TEST_CASE("the SIMD table is a real vector architecture", "[kernels]") {
   CHECK(std::string(V().name) != "scalar");
 }
 
-TEST_CASE("SIMD dot equals the scalar dot on awkward sizes", "[kernels]") {
+TEST_CASE("SIMD softmax_backward equals the scalar twin, and a fully masked row gives zeros", "[kernels][softmax][backward]") {
   for (size_t n : kSizes) {
-    auto a = random_vector(n, 1), b = random_vector(n, 2);
-    const float s = S().dot(a.data(), b.data(), n), v = V().dot(a.data(), b.data(), n);
-    INFO("n = " << n << ", scalar " << s << ", simd " << v << ", diff " << std::fabs(s - v));
-    CHECK(std::fabs(s - v) <= 1e-5 * (1 + std::fabs(s)) * std::sqrt(static_cast<double>(n)));
+    auto y = random_vector(n, 1, -3.f, 3.f), dy = random_vector(n, 2);
+    S().softmax(y.data(), n);  // a real softmax row
+    std::vector<float> a(n), b(n);
+    S().softmax_backward(a.data(), y.data(), dy.data(), n);
+    V().softmax_backward(b.data(), y.data(), dy.data(), n);
+    INFO("n = " << n << " max diff " << max_diff(a, b));
+    CHECK(max_diff(a, b) <= 1e-6);
+    const std::vector<float> zeros(n, 0.f);
+    V().softmax_backward(b.data(), zeros.data(), dy.data(), n);
+    CHECK(max_diff(b, zeros) == 0.0);
+  }
+}
+
+TEST_CASE("SIMD layer_norm_backward equals the scalar twin", "[kernels][backward]") {
+  for (size_t n : kSizes) {
+    if (n < 2) continue;
+    auto x = random_vector(n, 3), dy = random_vector(n, 4), gamma = random_vector(n, 5, 0.5f, 1.5f);
+    std::vector<float> dx1(n), dx2(n), dg1(n, 0.1f), dg2(n, 0.1f), db1(n, -0.2f), db2(n, -0.2f);
+    S().layer_norm_backward(dx1.data(), dg1.data(), db1.data(), x.data(), dy.data(), gamma.data(), n, 1e-5f);
+    V().layer_norm_backward(dx2.data(), dg2.data(), db2.data(), x.data(), dy.data(), gamma.data(), n, 1e-5f);
+    INFO("n = " << n << " dx " << max_diff(dx1, dx2) << " dgamma " << max_diff(dg1, dg2) << " dbeta " << max_diff(db1, db2));
+    CHECK(max_diff(dx1, dx2) <= 1e-5);
+    CHECK(max_diff(dg1, dg2) <= 1e-5);
+    CHECK(max_diff(db1, db2) <= 1e-6);
   }
 }
 

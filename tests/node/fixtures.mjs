@@ -1,11 +1,15 @@
-// Reading tests/fixtures/ from Node (twin of tests/native/fixtures.hpp): names, expected values
-// ("data" or base64 "data_b64"), and the tolerance check atol 1e-5, rtol 1e-4.
+// Reading tests/fixtures/ (and tests/fixtures/train/) from Node (twin of tests/native/fixtures.hpp):
+// names, expected values ("data" or base64 "data_b64"), the tolerance check (atol 1e-5, rtol
+// 1e-4), and checkResult: every output, step, step gradient, gradient, loss and parameter of a
+// result against PyTorch's, with the looser tolerance after N optimizer steps.
 import { readdirSync, readFileSync } from 'node:fs';
 
 export const fixturesDir = new URL('../fixtures/', import.meta.url);
 
-export function fixtureNames() {
-  return readdirSync(fixturesDir).filter((f) => f.endsWith('.scenario.json')).map((f) => f.slice(0, -'.scenario.json'.length)).sort();
+// sub: '' or 'train/' (its names carry the prefix)
+export function fixtureNames(sub = '') {
+  return readdirSync(new URL(sub, fixturesDir)).filter((f) => f.endsWith('.scenario.json'))
+    .map((f) => sub + f.slice(0, -'.scenario.json'.length)).sort();
 }
 
 export function readFixture(name) {
@@ -31,4 +35,32 @@ export function compare(a, b, atol = 1e-5, rtol = 1e-4) {
     if (!(d <= maxAbs)) { maxAbs = d; worst = i; }
   }
   return { ok, maxAbs, worst };
+}
+
+// Problems of result `r` against `expected` (empty when it matches), as the native test checks.
+export function checkResult(r, expected) {
+  const problems = [];
+  const trained = expected.losses !== undefined;
+  const [atol, rtol] = trained ? [1e-4, 1e-3] : [1e-5, 1e-4];
+  const check = (label, got, want, shape, a = atol, t = rtol) => {
+    if (!got) { problems.push(`${label} missing`); return; }
+    if (shape && JSON.stringify(got.shape) !== JSON.stringify(shape)) problems.push(`${label} shape ${got.shape} != ${shape}`);
+    const c = compare(got.data ?? got, want, a, t);
+    if (!c.ok) problems.push(`${label}: max |core - pytorch| = ${c.maxAbs} at ${c.worst}`);
+  };
+  for (const group of ['outputs', 'steps', 'grads', 'params']) {
+    for (const e of expected[group] ?? []) {
+      const got = (r[group] ?? []).find((x) => x.name === e.name);
+      check(`${group} '${e.name}'`, got, values(e), e.shape);
+      if (group === 'steps' && (e.grad !== undefined || e.grad_b64 !== undefined)) {
+        const want = e.grad_b64 !== undefined ? values({ data_b64: e.grad_b64 }) : values({ data: e.grad });
+        check(`step '${e.name}' grad`, got?.grad, want, null, 1e-5, 1e-4);
+      }
+    }
+  }
+  if (expected.loss !== undefined && !(Math.abs(r.loss - expected.loss) <= 1e-4 * Math.abs(expected.loss) + 1e-7)) {
+    problems.push(`loss ${r.loss} vs PyTorch ${expected.loss}`);
+  }
+  if (trained) check('losses', Float32Array.from(r.losses ?? []), Float32Array.from(expected.losses), null, 1e-7, 1e-4);
+  return problems;
 }

@@ -1,11 +1,8 @@
-// Shared by the attention kernels (prepended by attention-gpu.js): where head h of batch b finds
-// its query, key, value and output rows, and the mask rules.
-//   q(b, t, h, d) = Q[q_off + b*q_sb + t*q_st + h*q_sh + d]   (the same for K, V, O)
-// so one kernel serves every seed's layout: (B, T, C) with heads as column blocks, seed 002's
-// fused (B, T, H, 3·D) qkv rows, and plain (…, T, d) tensors.
-// Masks: causal (key after query: masked), and an optional mask tensor broadcast by strides:
-//   mask_kind 1: value == 0 is masked (seed 000: -inf; a row with every key masked gives zeros)
-//   mask_kind 2: value != 0 is masked (seed 003: filled with fill, -1e9; such a row is uniform)
+// Shared by the attention kernels (attention-gpu.js prepends it to attention-fused.wgsl,
+// attention-weights.wgsl and attention-naive.wgsl, and reads the Params field list from this text):
+// where head h of batch b finds its rows, the mask rules and the q·k score, written once.
+//   q(b, t, h, d) = Q[q_off + b*q_sb + t*q_st + h*q_sh + d]  (the same for K, V, O): one kernel
+// serves heads as column blocks of (B, T, C), fused (B, T, H, 3·D) qkv rows and plain (…, T, d).
 
 struct Params {
   B: u32, H: u32, T: u32, S: u32,
@@ -16,14 +13,40 @@ struct Params {
   o_off: u32, o_sb: u32, o_st: u32, o_sh: u32,
   m_sb: u32, m_sh: u32, m_st: u32, m_ss: u32,
   scale: f32, fill: f32, wb0: u32, wh0: u32,
-  wnb: u32, wnh: u32, pad0: u32, pad1: u32,
+  wnb: u32, wnh: u32, scale_mul: u32, masked_fill: u32,
 }
+// mask_kind: 0 no mask tensor, 1 a value == 0 is masked, 2 a value != 0 is masked (the block's
+// masked_where). masked_fill: 1 when the block's fill is a finite number (masked scores become
+// p.fill and keep their share of the row), 0 when it is -inf (masked keys are skipped, weight
+// exactly 0; a row with every key masked gives zeros). WGSL has no dependable infinity, hence
+// the flag. scale_mul: 1 multiplies the scores by p.scale, 0 divides them, as the block says.
+
+fn q_base(b: u32, h: u32, t: u32) -> u32 { return p.q_off + b * p.q_sb + t * p.q_st + h * p.q_sh; }
+fn k_base(b: u32, h: u32, s: u32) -> u32 { return p.k_off + b * p.k_sb + s * p.k_st + h * p.k_sh; }
 
 // 0: masked and skipped, 1: kept, 2: masked and filled with p.fill
 fn mask_state(b: u32, h: u32, t: u32, s: u32) -> u32 {
-  if (p.causal != 0u && s > t) { return 0u; }
-  if (p.mask_kind == 0u) { return 1u; }
-  let m = maskv[b * p.m_sb + h * p.m_sh + t * p.m_st + s * p.m_ss];
-  if (p.mask_kind == 1u) { return select(1u, 0u, m == 0.0); }
-  return select(1u, 2u, m != 0.0);
+  var masked = p.causal != 0u && s > t;
+  if (!masked && p.mask_kind != 0u) {
+    let m = maskv[b * p.m_sb + h * p.m_sh + t * p.m_st + s * p.m_ss];
+    masked = select(m != 0.0, m == 0.0, p.mask_kind == 1u);
+  }
+  if (!masked) { return 1u; }
+  return select(0u, 2u, p.masked_fill != 0u);
+}
+
+// The score of a query row against a key row, scaled as the block says. Each kernel defines
+// q_at(i) and k_at(i), the values at index i of wherever it keeps them (storage buffers, or a
+// register row and a workgroup tile in the fused kernel), and passes the rows' first indices.
+fn score(qb: u32, kb: u32) -> f32 {
+  var dot = 0.0;
+  for (var d = 0u; d < p.Dk; d = d + 1u) { dot = dot + q_at(qb + d) * k_at(kb + d); }
+  if (p.scale_mul != 0u) { return dot * p.scale; }
+  return dot / p.scale;
+}
+
+// A key's score for a mask_state that is not 0 (skipped keys have none).
+fn masked_score(state: u32, qb: u32, kb: u32) -> f32 {
+  if (state == 2u) { return p.fill; }
+  return score(qb, kb);
 }

@@ -1,8 +1,8 @@
 // Fused attention in the flash-attention style: one thread per query row, 64 rows per workgroup
 // for one (batch, head). Keys and values stream through workgroup memory 16 at a time; each
-// thread keeps a running max m, a running sum l and its output row in f32 (online softmax), so
-// the T × S scores never exist in memory. Causal tiles past the workgroup's last query are never
-// loaded. Head dims up to 128, any value (no multiple-of-4 rule). Dispatch: (⌈T/64⌉, H, B).
+// thread keeps a running max m, a running sum l and its output row in f32 (online normalisation),
+// so the T × S scores never exist in memory. Causal tiles past the workgroup's last query are
+// never loaded. Head dims up to 128, any value. Dispatch: (⌈T/64⌉, H, B). attention-common.wgsl first.
 
 @group(0) @binding(0) var<uniform> p: Params;
 @group(0) @binding(1) var<storage, read> Q: array<f32>;
@@ -16,6 +16,11 @@ const BC: u32 = 16u;
 const DMAX: u32 = 128u;
 var<workgroup> ks: array<f32, 2048>;  // BC × DMAX
 var<workgroup> vs: array<f32, 2048>;
+var<private> qrow: array<f32, 128>;   // this thread's query row, read once
+
+// score() reads the query from registers and key j of the tile at j * DMAX.
+fn q_at(i: u32) -> f32 { return qrow[i]; }
+fn k_at(i: u32) -> f32 { return ks[i]; }
 
 @compute @workgroup_size(64)
 fn main(@builtin(local_invocation_id) lid: vec3<u32>, @builtin(workgroup_id) wid: vec3<u32>) {
@@ -23,11 +28,10 @@ fn main(@builtin(local_invocation_id) lid: vec3<u32>, @builtin(workgroup_id) wid
   let h = wid.y;
   let t = wid.x * ROWS + lid.x;
   let in_range = t < p.T;
-  var q: array<f32, 128>;
   var acc: array<f32, 128>;
   if (in_range) {
-    let qb = p.q_off + b * p.q_sb + t * p.q_st + h * p.q_sh;
-    for (var d = 0u; d < p.Dk; d = d + 1u) { q[d] = Q[qb + d]; }
+    let qb = q_base(b, h, t);
+    for (var d = 0u; d < p.Dk; d = d + 1u) { qrow[d] = Q[qb + d]; }
   }
   for (var d = 0u; d < p.Dv; d = d + 1u) { acc[d] = 0.0; }
   var m = -3.40282346e38f;
@@ -41,7 +45,7 @@ fn main(@builtin(local_invocation_id) lid: vec3<u32>, @builtin(workgroup_id) wid
       let j = i / p.Dk;
       let d = i % p.Dk;
       var kv = 0.0;
-      if (s0 + j < p.S) { kv = K[p.k_off + b * p.k_sb + (s0 + j) * p.k_st + h * p.k_sh + d]; }
+      if (s0 + j < p.S) { kv = K[k_base(b, h, s0 + j) + d]; }
       ks[j * DMAX + d] = kv;
     }
     for (var i = lid.x; i < BC * p.Dv; i = i + ROWS) {
@@ -58,15 +62,10 @@ fn main(@builtin(local_invocation_id) lid: vec3<u32>, @builtin(workgroup_id) wid
         if (s >= p.S) { break; }
         let state = mask_state(b, h, t, s);
         if (state == 0u) { continue; }
-        var score = p.fill;
-        if (state == 1u) {
-          var dot = 0.0;
-          for (var d = 0u; d < p.Dk; d = d + 1u) { dot = dot + q[d] * ks[j * DMAX + d]; }
-          score = dot / p.scale;
-        }
-        let m_new = max(m, score);
+        let x = masked_score(state, 0u, j * DMAX);
+        let m_new = max(m, x);
         let corr = exp(m - m_new);
-        let e = exp(score - m_new);
+        let e = exp(x - m_new);
         l = l * corr + e;
         for (var d = 0u; d < p.Dv; d = d + 1u) { acc[d] = acc[d] * corr + e * vs[j * DMAX + d]; }
         m = m_new;
@@ -76,7 +75,7 @@ fn main(@builtin(local_invocation_id) lid: vec3<u32>, @builtin(workgroup_id) wid
   }
   if (in_range) {
     let ob = p.o_off + b * p.o_sb + t * p.o_st + h * p.o_sh;
-    // l == 0: every key was masked (-inf convention): the row is zeros, never NaN.
+    // l == 0: every key was skipped (-inf fill): the row is zeros, never NaN.
     let inv = select(0.0, 1.0 / l, l > 0.0);
     for (var d = 0u; d < p.Dv; d = d + 1u) { O[ob + d] = acc[d] * inv; }
   }

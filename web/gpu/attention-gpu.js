@@ -1,14 +1,8 @@
-// The attention hot path on WebGPU: Q/K/V projections (linear.wgsl), fused flash-style attention
-// (attention-fused.wgsl), the displayed heads' weights (attention-weights.wgsl) and the output
-// projection, for the seeds' multi-head modules. It computes from the very numbers the WASM core
-// used (a core run with return_inputs + return_params), so the two can be compared value by value.
-//
-//   const gpu = await GpuAttention.create({ onLost });   // throws when WebGPU is absent
-//   const r = await gpu.runScenario(core, scenario, { weights: { b: 0, h: 0 } });
-//   r.output, r.attentionWeights (the chosen heads), r.ms
-//
-// gpuSupport(scenario) tells which scenarios the GPU path covers (and why not, otherwise, in the
-// page's language: ../i18n.js).
+// The attention hot path on WebGPU: q/k/v projections (linear.wgsl), fused flash-style attention
+// (attention-fused.wgsl, or the naive three passes of attention-naive.wgsl), the displayed heads'
+// weights (attention-weights.wgsl) and the output projection. The plan comes from a core result
+// alone (core/SCENARIO.md "Attention": its `attention` block, `inputs`, `params`), so the GPU
+// computes from the very numbers and conventions the WASM core used; ../backend.js compares the two.
 
 import { t } from '../i18n.js';
 
@@ -20,62 +14,40 @@ const SHADERS = {
   naive: new URL('./attention-naive.wgsl', import.meta.url),
 };
 
+// The kernels keep a query row and an output row in fixed arrays (DMAX in attention-fused.wgsl).
 export const MAX_HEAD_DIM = 128;
 
-const fround = Math.fround;
+// What the kernels can lay out: every projection kind, mask rule and broadcast the core describes today.
+const PROJECTIONS = new Set(['linear', 'matrix', 'fused', 'none']);
+const MASK_KINDS = { zero: 1, nonzero: 2 };   // Params.mask_kind (attention-common.wgsl)
+const BROADCASTS = new Set(['right', 'unsqueeze_heads']);
 
-// Per module: how its parameters and inputs map onto projections + attention (see each seed).
-const MODULES = {
-  // seed 000: W_Q, W_K, W_V, W_O; scores / (d_head ** 0.5); mask == 0 -> -inf
-  MultiHeadAttention: (c) => ({
-    heads: c.num_heads, Dk: c.d_model / c.num_heads, inputs: ['Q', 'K', 'V'], proj: ['W_Q', 'W_K', 'W_V'], out: 'W_O',
-    scale: fround(Math.sqrt(c.d_model / c.num_heads)), mask: 'zero_is_masked',
-  }),
-  // seed 003: w_q, w_k, w_v, w_o; / torch.sqrt(torch.tensor(d_k)); mask True -> -1e9
-  SplitHeadsMultiHeadAttention: (c) => ({
-    heads: c.num_heads, Dk: c.d_model / c.num_heads, inputs: ['query', 'key', 'value'], proj: ['w_q', 'w_k', 'w_v'], out: 'w_o',
-    scale: fround(Math.sqrt(c.d_model / c.num_heads)), mask: 'true_is_masked', maskHeadAxis: true, dropout: c.dropout ?? 0,
-  }),
-  // seed 004: W_query, W_key, W_value (+ qkv_bias), out_proj; causal; / keys.shape[-1]**0.5
-  CausalMultiHeadAttention: (c) => ({
-    heads: c.num_heads, Dk: c.d_out / c.num_heads, inputs: ['x', 'x', 'x'], proj: ['W_query', 'W_key', 'W_value'], out: 'out_proj',
-    scale: fround(Math.sqrt(c.d_out / c.num_heads)), causal: true, dropout: c.dropout,
-  }),
-  // seed 001: linear_q, linear_k (dim_k), linear_v (dim_v), no bias, no output projection; * 1/sqrt(dk)
-  MultiHeadSelfAttention: (c) => {
-    const nh = c.num_heads ?? 8;
-    return { heads: nh, Dk: c.dim_k / nh, Dv: c.dim_v / nh, inputs: ['x', 'x', 'x'], proj: ['linear_q', 'linear_k', 'linear_v'],
-      scale: 1 / fround(1 / Math.sqrt(c.dim_k / nh)) };
-  },
-  // seed 002: one qkv_proj, rows (B, T, H, 3·D) chunked into q, k, v; * head_dim ** -0.5; fc_out
-  FusedMultiHeadSelfAttention: (c) => ({
-    heads: c.num_heads, Dk: c.emb_dim / c.num_heads, inputs: ['x'], proj: ['qkv_proj'], out: 'fc_out', fused: true,
-    scale: 1 / fround((c.emb_dim / c.num_heads) ** -0.5),
-  }),
-  // seed 004, one head: CausalAttention (W_query, W_key, W_value: nn.Linear; causal; no out_proj)
-  CausalAttention: (c) => ({
-    heads: 1, Dk: c.d_out, inputs: ['x', 'x', 'x'], proj: ['W_query', 'W_key', 'W_value'],
-    scale: fround(Math.sqrt(c.d_out)), causal: true, dropout: c.dropout, weightsRank: 3,
-  }),
-  // seed 004: SelfAttention_v2 (nn.Linear) and SelfAttention_v1 (x @ W, W a (d_in, d_out) matrix); x is (T, d_in)
-  SelfAttention_v2: (c) => ({
-    heads: 1, Dk: c.d_out, inputs: ['x', 'x', 'x'], proj: ['W_query', 'W_key', 'W_value'], scale: fround(Math.sqrt(c.d_out)), rank2: true,
-  }),
-  SelfAttention_v1: (c) => ({
-    heads: 1, Dk: c.d_out, inputs: ['x', 'x', 'x'], proj: ['W_query', 'W_key', 'W_value'], scale: fround(Math.sqrt(c.d_out)), rank2: true, matrices: true,
-  }),
-  // seed 003: scaled_dot_product_attention(Q, K, V, mask): no parameters, leading dims = batch
-  scaled_dot_product_attention: () => ({ heads: 1, inputs: ['Q', 'K', 'V'], proj: null, mask: 'true_is_masked', plain: true }),
-};
+const product = (dims) => dims.reduce((a, b) => a * b, 1);
 
-// {ok: true} or {ok: false, reason} for a scenario object.
-export function gpuSupport(scenario) {
-  const make = MODULES[scenario.module];
-  if (!make) return { ok: false, reason: t('gpu.noPath', { module: scenario.module }) };
-  const m = make(scenario.config ?? {});
-  if (scenario.train && m.dropout > 0) return { ok: false, reason: t('gpu.dropout') };
-  const dv = m.Dv ?? m.Dk;
-  if (m.Dk > MAX_HEAD_DIM || dv > MAX_HEAD_DIM) return { ok: false, reason: t('gpu.headDim', { dim: Math.max(m.Dk, dv), max: MAX_HEAD_DIM }) };
+// The one block whose output the GPU computes: null when the module has no attention block, or
+// its blocks feed more computation (an encoder or decoder layer, a stack of them, a heads wrapper).
+function gpuBlock(source) {
+  const blocks = (source?.attention ?? []).filter((a) => a.output);
+  return blocks.length === 1 ? blocks[0] : null;
+}
+
+// The block's fill as a number: finite ones are written into masked scores, minus infinity (a
+// string in the core's JSON) skips masked keys; anything else is not a fill the kernels know.
+function fillOf(block) {
+  const fill = Number(block.fill);
+  return Number.isFinite(fill) || fill < 0 ? fill : null;
+}
+
+// {ok: true} or {ok: false, reason} in the page's language. source: a core result (everything is
+// decided) or a module-table entry (structure only: head dims and dropout p are a run's numbers).
+export function gpuSupport(scenario, source) {
+  const block = gpuBlock(source);
+  const known = block && PROJECTIONS.has(block.projection) && fillOf(block) !== null
+    && (!block.mask || (MASK_KINDS[block.mask.masked_where] && BROADCASTS.has(block.mask.broadcast)));
+  if (!known) return { ok: false, reason: t('gpu.noPath', { module: scenario.module }) };
+  if (scenario.train && block.dropout > 0) return { ok: false, reason: t('gpu.dropout') };
+  const dim = Math.max(block.d_k ?? 0, block.d_v ?? 0);
+  if (dim > MAX_HEAD_DIM) return { ok: false, reason: t('gpu.headDim', { dim, max: MAX_HEAD_DIM }) };
   return { ok: true };
 }
 
@@ -86,7 +58,7 @@ function broadcastTo(data, shape, target) {
   pad.forEach((d, i) => { if (d !== 1 && d !== target[i]) throw new Error(`mask of shape [${shape}] cannot broadcast to [${target}]`); });
   const strides = new Array(pad.length);
   for (let i = pad.length - 1, s = 1; i >= 0; i--) { strides[i] = pad[i] === 1 ? 0 : s; s *= pad[i]; }
-  const n = target.reduce((a, b) => a * b, 1);
+  const n = product(target);
   const out = new Float32Array(n);
   const idx = new Array(target.length).fill(0);
   for (let k = 0; k < n; k++) {
@@ -98,98 +70,134 @@ function broadcastTo(data, shape, target) {
   return out;
 }
 
-const PARAM_FIELDS = ['B', 'H', 'T', 'S', 'Dk', 'Dv', 'causal', 'mask_kind',
-  'q_off', 'q_sb', 'q_st', 'q_sh', 'k_off', 'k_sb', 'k_st', 'k_sh', 'v_off', 'v_sb', 'v_st', 'v_sh',
-  'o_off', 'o_sb', 'o_st', 'o_sh', 'm_sb', 'm_sh', 'm_st', 'm_ss', 'scale', 'fill', 'wb0', 'wh0', 'wnb', 'wnh', 'pad0', 'pad1'];
-
-function paramsBuffer(p) {
-  const buf = new ArrayBuffer(PARAM_FIELDS.length * 4);
-  const u = new Uint32Array(buf), f = new Float32Array(buf);
-  PARAM_FIELDS.forEach((k, i) => { if (k === 'scale' || k === 'fill') f[i] = p[k] ?? 0; else u[i] = p[k] ?? 0; });
-  return buf;
+// The mask tensor against the scores (lead..., [H,] T, S), as the block's broadcast rule says,
+// made dense over (B, Hm, T, S): Hm = H only when the mask has its own head axis.
+function maskPlan(block, mask, lead, H, T, S) {
+  let shape = mask.shape;
+  if (block.mask.broadcast === 'unsqueeze_heads') shape = [shape[0], 1, ...shape.slice(1)];   // mask.unsqueeze(1)
+  const scores = block.heads_dim ? [...lead, H, T, S] : [...lead, T, S];
+  if (shape.length > scores.length) throw new Error(`mask of shape [${mask.shape}] has more dims than the scores [${scores}]`);
+  const padded = [...Array(scores.length - shape.length).fill(1), ...shape];
+  const Hm = block.heads_dim && padded.at(-3) > 1 ? H : 1;
+  if (block.heads_dim) scores[scores.length - 3] = Hm;
+  return { kind: MASK_KINDS[block.mask.masked_where], data: broadcastTo(mask.data, padded, scores), Hm };
 }
 
-// The attention problem of a core result: per-head layouts of q, k, v, o inside flat buffers,
-// plus the projections that produce them. Pure data: no GPU objects.
-export function planFromResult(scenario, result) {
-  const support = gpuSupport(scenario);
+// One projection: nn.Linear (weight (N, K), PyTorch's layout, which linear.wgsl takes) or a
+// matrix x @ W with W (K, N), handed over transposed.
+function projection(block, param, name, x, rows) {
+  if (block.projection === 'matrix') {
+    const w = param(name);
+    const [K, N] = w.shape;
+    const wt = new Float32Array(K * N);
+    for (let i = 0; i < K; i++) for (let j = 0; j < N; j++) wt[j * K + i] = w.data[i * N + j];
+    return { x, M: rows, K, N, w: wt, bias: null };
+  }
+  const w = param(`${name}.weight`);
+  return { x, M: rows, K: w.shape[1], N: w.shape[0], w: w.data, bias: param(`${name}.bias`, true)?.data ?? null };
+}
+
+// Where q, k and v come from: the inputs themselves, a projection each, or one fused projection
+// per distinct input whose (B, T, H, 3·D) rows hold q, k and v side by side.
+function qkvLayouts(block, plan, input, param) {
+  const roles = { q: 'query', k: 'key', v: 'value' };
+  const len = { q: plan.T, k: plan.S, v: plan.S }, D = { q: plan.Dk, k: plan.Dk, v: plan.Dv };
+  for (const [name, role] of Object.entries(roles)) {
+    const x = input(block.inputs[role]);
+    const src = `input:${x.name}`;   // each input is uploaded once, however many roles it has
+    plan.tensors[src] = x.data;
+    if (block.projection === 'none') {
+      plan[name] = { buf: src, off: 0, sb: len[name] * D[name], st: D[name], sh: 0 };
+    } else if (block.projection === 'fused') {
+      const buf = `qkv:${x.name}`, C = plan.H * plan.Dk, chunk = { q: 0, k: 1, v: 2 }[name];
+      if (!plan.linears.some((l) => l.name === buf)) {
+        plan.linears.push({ ...projection(block, param, block.params[role], src, plan.B * len[name]), name: buf });
+      }
+      plan[name] = { buf, off: chunk * plan.Dk, sb: len[name] * 3 * C, st: 3 * C, sh: 3 * plan.Dk };
+    } else {
+      const l = { ...projection(block, param, block.params[role], src, plan.B * len[name]), name: `proj:${name}` };
+      plan.linears.push(l);
+      plan[name] = { buf: l.name, off: 0, sb: len[name] * l.N, st: l.N, sh: D[name] };
+    }
+  }
+}
+
+// The attention problem of a core result run with return_inputs and return_params: per-head
+// layouts of q, k, v, o inside flat buffers, the projections that produce them, the mask, the
+// scale. Pure data, no GPU objects. Whether train-mode dropout rules it out is gpuSupport's
+// question (it needs the scenario); this throws when the result has no block the GPU computes.
+export function planFromResult(result) {
+  const block = gpuBlock(result);
+  const support = gpuSupport({ module: result.module }, result);
   if (!support.ok) throw new Error(support.reason);
-  const m = MODULES[scenario.module](scenario.config ?? {});
   const input = (name) => {
-    const t = result.inputs.find((i) => i.name === name);
-    if (!t) throw new Error(`the core's result has no input '${name}' (run with return_inputs)`);
-    return t;
+    const x = result.inputs?.find((i) => i.name === name);
+    if (!x) throw new Error(`the core's result has no input '${name}' (run with return_inputs)`);
+    return x;
   };
-  const param = (name) => result.params.find((p) => p.name === name) ?? null;
-  const plan = { module: scenario.module, linears: [], out: null };
-  if (m.plain) {
-    const [Q, K, V] = m.inputs.map(input);
-    const T = Q.shape.at(-2), S = K.shape.at(-2), Dk = Q.shape.at(-1), Dv = V.shape.at(-1);
-    const lead = Q.shape.slice(0, -2);
-    const B = lead.reduce((a, b) => a * b, 1);
-    Object.assign(plan, { B, H: 1, T, S, Dk, Dv, scale: fround(Math.sqrt(fround(Dk))), causal: false, outShape: [...lead, T, Dv], weightsShape: [...lead, T, S] });
-    plan.q = { src: Q.data, off: 0, sb: T * Dk, st: Dk, sh: 0 };
-    plan.k = { src: K.data, off: 0, sb: S * Dk, st: Dk, sh: 0 };
-    plan.v = { src: V.data, off: 0, sb: S * Dv, st: Dv, sh: 0 };
-    plan.o = { off: 0, sb: T * Dv, st: Dv, sh: 0, size: B * T * Dv };
-    const mask = result.inputs.find((i) => i.name === 'mask');
-    if (mask) plan.mask = { kind: 2, fill: -1e9, data: broadcastTo(mask.data, mask.shape, [...lead, T, S]), Hm: 1 };
-    return plan;
-  }
-  const H = m.heads, Dk = m.Dk, Dv = m.Dv ?? m.Dk;
-  const xq = input(m.inputs[0]);
-  const [B, T] = m.rank2 ? [1, xq.shape[0]] : xq.shape;
-  const xkv = m.inputs.length > 1 ? input(m.inputs[1]) : xq;
-  const S = m.rank2 ? xkv.shape[0] : xkv.shape[1];
-  Object.assign(plan, { B, H, T, S, Dk, Dv, scale: m.scale, causal: !!m.causal });
-  const lin = (name, x, rows) => {
-    if (m.matrices) {  // x @ W with W (d_in, d_out): the kernel takes Wᵀ, (d_out, d_in)
-      const w = param(name);
-      const [K, N] = w.shape;
-      const wt = new Float32Array(K * N);
-      for (let i = 0; i < K; i++) for (let j = 0; j < N; j++) wt[j * K + i] = w.data[i * N + j];
-      return { x: x.data, M: rows, K, N, w: wt, bias: null };
-    }
-    const w = param(`${name}.weight`);
-    if (!w) throw new Error(`the core's result has no parameter '${name}.weight' (run with return_params)`);
-    const bias = param(`${name}.bias`);
-    return { x: x.data, M: rows, K: w.shape[1], N: w.shape[0], w: w.data, bias: bias?.data ?? null };
+  const param = (name, optional = false) => {
+    const w = result.params?.find((p) => p.name === name) ?? null;
+    if (!w && !optional) throw new Error(`the core's result has no parameter '${name}' (run with return_params)`);
+    return w;
   };
-  if (m.fused) {
-    const C = H * Dk;
-    plan.linears.push({ ...lin(m.proj[0], xq, B * T), name: 'qkv' });
-    plan.q = { buf: 'qkv', off: 0, sb: T * 3 * C, st: 3 * C, sh: 3 * Dk };
-    plan.k = { buf: 'qkv', off: Dk, sb: T * 3 * C, st: 3 * C, sh: 3 * Dk };
-    plan.v = { buf: 'qkv', off: 2 * Dk, sb: T * 3 * C, st: 3 * C, sh: 3 * Dk };
-  } else {
-    const xs = m.inputs.map(input);
-    ['q', 'k', 'v'].forEach((name, i) => {
-      const rows = i === 0 ? B * T : B * S;
-      plan.linears.push({ ...lin(m.proj[i], xs[i], rows), name });
-      const width = plan.linears[i].N, D = i === 2 ? Dv : Dk, len = i === 0 ? T : S;
-      plan[name] = { buf: name, off: 0, sb: len * width, st: width, sh: D };
-    });
-  }
+  const xq = input(block.inputs.query), xk = input(block.inputs.key);
+  const lead = xq.shape.slice(0, -2);
+  const plan = {
+    module: result.module, output: block.output, weightsOutput: block.weights_output,
+    B: product(lead), H: block.heads, T: xq.shape.at(-2), S: xk.shape.at(-2), Dk: block.d_k, Dv: block.d_v,
+    scale: block.scale.value, scaleMul: block.scale.op === 'mul', causal: block.causal, fill: fillOf(block),
+    tensors: {}, linears: [], out: null, mask: null,
+  };
+  if (product(xk.shape.slice(0, -2)) !== plan.B) throw new Error(`queries [${xq.shape}] and keys [${xk.shape}] differ in their leading dims`);
+  qkvLayouts(block, plan, input, param);
+  const { B, H, T, S, Dv } = plan;
   plan.o = { off: 0, sb: T * H * Dv, st: H * Dv, sh: Dv, size: B * T * H * Dv };
-  plan.outShape = m.rank2 ? [T, H * Dv] : [B, T, H * Dv];
-  plan.weightsShape = m.rank2 ? [T, S] : m.weightsRank === 3 ? [B, T, S] : [B, H, T, S];
-  if (m.out) {
-    const w = param(`${m.out}.weight`);
-    plan.out = { w: w.data, N: w.shape[0], K: w.shape[1], bias: param(`${m.out}.bias`)?.data ?? null };
-    plan.outShape = [B, T, w.shape[0]];
+  plan.outShape = [...xq.shape.slice(0, -1), H * Dv];
+  plan.weightsShape = block.heads_dim ? [...lead, H, T, S] : [...lead, T, S];
+  if (block.params.out) {
+    const w = param(`${block.params.out}.weight`);
+    plan.out = { w: w.data, N: w.shape[0], K: w.shape[1], bias: param(`${block.params.out}.bias`, true)?.data ?? null };
+    plan.outShape = [...xq.shape.slice(0, -1), w.shape[0]];
   }
-  const mask = result.inputs.find((i) => i.name === 'mask');
-  if (mask && m.mask) {
-    if (m.maskHeadAxis) {  // seed 003: mask (B, T, S) -> mask.unsqueeze(1)
-      plan.mask = { kind: 2, fill: -1e9, data: broadcastTo(mask.data, [mask.shape[0], 1, ...mask.shape.slice(1)], [B, 1, T, S]), Hm: 1 };
-    } else {  // seed 000: broadcast against scores (B, H, T, S), right-aligned as PyTorch does
-      if (mask.shape.length > 4) throw new Error(`mask of shape [${mask.shape}] has more than 4 dims`);
-      const padded = [...Array(4 - mask.shape.length).fill(1), ...mask.shape];
-      const Hm = padded[1] > 1 ? H : 1;
-      plan.mask = { kind: 1, fill: 0, data: broadcastTo(mask.data, padded, [B, Hm, T, S]), Hm };
-    }
-  }
+  const mask = block.mask && result.inputs.find((i) => i.name === block.mask.input);
+  if (mask) plan.mask = maskPlan(block, mask, lead, H, T, S);
   return plan;
+}
+
+// Params (attention-common.wgsl) as [{name, type}], read from the struct's text: the WGSL is the
+// one list of fields, so a field added there is one the JS side fills (or leaves 0).
+function paramLayout(wgsl) {
+  const body = /struct\s+Params\s*\{([^}]*)\}/.exec(wgsl)?.[1];
+  if (!body) throw new Error('attention-common.wgsl has no struct Params');
+  const fields = body.split(',').map((f) => f.trim()).filter(Boolean).map((f) => {
+    const [, name, type] = /^(\w+)\s*:\s*(u32|f32)$/.exec(f) ?? [];
+    if (!name) throw new Error(`Params field '${f}': the packing here knows only u32 and f32 scalars`);
+    return { name, type };
+  });
+  if ((fields.length * 4) % 16) throw new Error(`Params has ${fields.length} fields: a uniform needs a multiple of 4`);
+  return fields;
+}
+
+function packParams(layout, values) {
+  const buf = new ArrayBuffer(layout.length * 4);
+  const u = new Uint32Array(buf), f = new Float32Array(buf);
+  const names = new Set(layout.map((field) => field.name));
+  for (const key of Object.keys(values)) if (!names.has(key)) throw new Error(`Params has no field ${key}`);
+  layout.forEach(({ name, type }, i) => { if (type === 'f32') f[i] = values[name] ?? 0; else u[i] = values[name] ?? 0; });
+  return new Uint8Array(buf);
+}
+
+// Params values of a plan; extra: the weights kernel's choice of heads (wb0, wh0, wnb, wnh).
+function paramValues(plan, extra = {}) {
+  const L = (name, l) => ({ [`${name}_off`]: l.off, [`${name}_sb`]: l.sb, [`${name}_st`]: l.st, [`${name}_sh`]: l.sh });
+  const { T, S, mask } = plan;
+  return {
+    B: plan.B, H: plan.H, T, S, Dk: plan.Dk, Dv: plan.Dv, causal: plan.causal ? 1 : 0, mask_kind: mask?.kind ?? 0,
+    ...L('q', plan.q), ...L('k', plan.k), ...L('v', plan.v), ...L('o', plan.o),
+    m_sb: mask ? mask.Hm * T * S : 0, m_sh: mask && mask.Hm > 1 ? T * S : 0, m_st: S, m_ss: 1,
+    scale: plan.scale, scale_mul: plan.scaleMul ? 1 : 0,
+    fill: Number.isFinite(plan.fill) ? plan.fill : 0, masked_fill: Number.isFinite(plan.fill) ? 1 : 0, ...extra,
+  };
 }
 
 async function loadText(url) {
@@ -198,6 +206,11 @@ async function loadText(url) {
   return r.text();
 }
 
+// One device, its pipelines and the Params layout; a plan runs in one command buffer:
+//   const gpu = await GpuAttention.create({ onLost });   // throws when WebGPU is absent
+//   const result = core.run({ ...scenario, return_inputs: true, return_params: true });
+//   if (gpuSupport(scenario, result).ok) r = await gpu.run(planFromResult(result), { weights: { b: 0, h: 0 } });
+//   r.output, r.attentionWeights (the chosen heads), r.ms
 export class GpuAttention {
   // Throws an Error saying why when WebGPU is not there (no navigator.gpu, no adapter); its `key`
   // names the message, so the page can show it again in another language.
@@ -212,6 +225,7 @@ export class GpuAttention {
     const [common, linear, fused, weights, naive] = await Promise.all(
       [SHADERS.common, SHADERS.linear, SHADERS.fused, SHADERS.weights, SHADERS.naive].map(loadText));
     const gpu = new GpuAttention(adapter, device, onLost);
+    gpu.paramLayout = paramLayout(common);
     device.pushErrorScope('validation');
     const module = (code) => device.createShaderModule({ code });
     const pipeline = (code, entryPoint = 'main') => device.createComputePipeline({ layout: 'auto', compute: { module: module(code), entryPoint } });
@@ -220,7 +234,7 @@ export class GpuAttention {
       fused: pipeline(`${common}\n${fused}`),
       weights: pipeline(`${common}\n${weights}`),
       scores: pipeline(`${common}\n${naive}`, 'scores'),
-      softmax: pipeline(`${common}\n${naive}`, 'softmax'),
+      normalizeRows: pipeline(`${common}\n${naive}`, 'normalize_rows'),
       weightedSum: pipeline(`${common}\n${naive}`, 'weighted_sum'),
     };
     const error = await device.popErrorScope();
@@ -248,6 +262,10 @@ export class GpuAttention {
     return this.device.createBuffer({ size: Math.max(4, floats * 4), usage: GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_SRC });
   }
 
+  params(plan, extra) {
+    return this.buffer(packParams(this.paramLayout, paramValues(plan, extra)), GPUBufferUsage.UNIFORM);
+  }
+
   // buffers: an array (binding = index) or {binding: buffer} for entry points using only some.
   bind(pipeline, buffers) {
     return this.device.createBindGroup({
@@ -262,23 +280,56 @@ export class GpuAttention {
     pass.dispatchWorkgroups(x, y, z);
   }
 
-  linear(pass, x, w, bias, out, M, N, K, temps) {
-    const dims = this.buffer(new Uint32Array([M, N, K, bias ? 1 : 0]), GPUBufferUsage.UNIFORM);
-    const b = bias ?? this.empty(1);
-    temps.push(dims, b);
+  linear(pass, x, w, bias, out, M, N, K, keep) {
+    const dims = keep(this.buffer(new Uint32Array([M, N, K, bias ? 1 : 0]), GPUBufferUsage.UNIFORM));
+    const b = bias ?? keep(this.empty(1));
     this.dispatch(pass, this.pipelines.linear, [dims, x, w, b, out], Math.ceil(N / 32), Math.ceil(M / 32));   // 32 x 32 tiles (linear.wgsl)
   }
 
-  params(plan, extra = {}) {
-    const L = (name, l) => ({ [`${name}_off`]: l.off, [`${name}_sb`]: l.sb, [`${name}_st`]: l.st, [`${name}_sh`]: l.sh });
-    const mask = plan.mask;
-    const T = plan.T, S = plan.S;
-    return paramsBuffer({
-      B: plan.B, H: plan.H, T, S, Dk: plan.Dk, Dv: plan.Dv, causal: plan.causal ? 1 : 0, mask_kind: mask?.kind ?? 0,
-      ...L('q', plan.q), ...L('k', plan.k), ...L('v', plan.v), ...L('o', plan.o),
-      m_sb: mask ? mask.Hm * T * S : 0, m_sh: mask && mask.Hm > 1 ? T * S : 0, m_st: S, m_ss: 1,
-      scale: plan.scale, fill: mask?.fill ?? 0, ...extra,
-    });
+  // Uploads a plan's inputs and encodes its projections into `pass`; returns the buffers the
+  // attention kernels read and write. keep(buffer) registers a buffer to destroy afterwards.
+  prepare(pass, plan, keep) {
+    const bufs = {};
+    for (const [name, data] of Object.entries(plan.tensors)) bufs[name] = keep(this.buffer(data));
+    for (const l of plan.linears) {
+      const w = keep(this.buffer(l.w)), bias = l.bias ? keep(this.buffer(l.bias)) : null;
+      bufs[l.name] = keep(this.empty(l.M * l.N));
+      this.linear(pass, bufs[l.x], w, bias, bufs[l.name], l.M, l.N, l.K, keep);
+    }
+    return {
+      q: bufs[plan.q.buf], k: bufs[plan.k.buf], v: bufs[plan.v.buf],
+      mask: keep(plan.mask ? this.buffer(plan.mask.data) : this.empty(1)),
+      o: keep(this.empty(plan.o.size)),
+      params: keep(this.params(plan)),
+      P: null,
+    };
+  }
+
+  // The attention itself, fused or as the naive three passes (their (B, H, T, S) buffer made on
+  // first use): what run() computes and timeAttention() times.
+  encodeAttention(pass, plan, bufs, naive, keep) {
+    const { B, H, T, S, Dv } = plan;
+    const { params, q, k, v, mask, o } = bufs;
+    if (!naive) {
+      this.dispatch(pass, this.pipelines.fused, [params, q, k, v, mask, o], Math.ceil(T / 64), H, B);
+      return;
+    }
+    bufs.P ??= keep(this.empty(B * H * T * S));
+    // Each entry point's 'auto' layout holds only the bindings it uses.
+    this.dispatch(pass, this.pipelines.scores, { 0: params, 1: q, 2: k, 4: mask, 5: bufs.P }, Math.ceil(S / 8), Math.ceil(T / 8), B * H);
+    this.dispatch(pass, this.pipelines.normalizeRows, { 0: params, 5: bufs.P }, Math.ceil((B * H * T) / 64));
+    this.dispatch(pass, this.pipelines.weightedSum, { 0: params, 3: v, 5: bufs.P, 6: o }, Math.ceil(Dv / 8), Math.ceil(T / 8), B * H);
+  }
+
+  // The weights of the chosen heads ('all' or {b, h}): {buffer, count, shape}.
+  encodeWeights(pass, plan, bufs, weights, keep) {
+    const all = weights === 'all';
+    const sel = all ? { wb0: 0, wh0: 0, wnb: plan.B, wnh: plan.H } : { wb0: weights.b, wh0: weights.h, wnb: 1, wnh: 1 };
+    if (sel.wb0 + sel.wnb > plan.B || sel.wh0 + sel.wnh > plan.H) throw new Error(`no head ${weights.h} of batch item ${weights.b}`);
+    const count = sel.wnb * sel.wnh * plan.T * plan.S;
+    const buffer = keep(this.empty(count));
+    this.dispatch(pass, this.pipelines.weights, [keep(this.params(plan, sel)), bufs.q, bufs.k, bufs.mask, buffer], Math.ceil(plan.T / 64), sel.wnh, sel.wnb);
+    return { buffer, count, shape: all ? plan.weightsShape : [plan.T, plan.S] };
   }
 
   async read(buffer, floats) {
@@ -311,52 +362,24 @@ export class GpuAttention {
     try {
       const enc = this.device.createCommandEncoder();
       const pass = enc.beginComputePass();
-      const bufs = {};
-      for (const l of plan.linears) {
-        const x = keep(this.buffer(l.x)), w = keep(this.buffer(l.w)), bias = l.bias ? keep(this.buffer(l.bias)) : null;
-        bufs[l.name] = keep(this.empty(l.M * l.N));
-        this.linear(pass, x, w, bias, bufs[l.name], l.M, l.N, l.K, temps);
-      }
-      const src = (l) => (l.src ? keep(this.buffer(l.src)) : bufs[l.buf]);
-      const [q, k, v] = [src(plan.q), src(plan.k), src(plan.v)];
-      const mask = plan.mask ? keep(this.buffer(plan.mask.data)) : keep(this.empty(1));
-      const o = keep(this.empty(plan.o.size));
-      const params = keep(this.buffer(new Uint8Array(this.params(plan)), GPUBufferUsage.UNIFORM));
-      if (naive) {
-        const P = keep(this.empty(plan.B * plan.H * plan.T * plan.S));
-        // Each entry point's 'auto' layout holds only the bindings it uses.
-        this.dispatch(pass, this.pipelines.scores, { 0: params, 1: q, 2: k, 4: mask, 5: P }, Math.ceil(plan.S / 8), Math.ceil(plan.T / 8), plan.B * plan.H);
-        this.dispatch(pass, this.pipelines.softmax, { 0: params, 5: P }, Math.ceil((plan.B * plan.H * plan.T) / 64));
-        this.dispatch(pass, this.pipelines.weightedSum, { 0: params, 3: v, 5: P, 6: o }, Math.ceil(plan.Dv / 8), Math.ceil(plan.T / 8), plan.B * plan.H);
-      } else {
-        this.dispatch(pass, this.pipelines.fused, [params, q, k, v, mask, o], Math.ceil(plan.T / 64), plan.H, plan.B);
-      }
-      let wbuf = null, wcount = 0, wshape = null;
-      if (weights) {
-        const all = weights === 'all';
-        const sel = all ? { wb0: 0, wh0: 0, wnb: plan.B, wnh: plan.H } : { wb0: weights.b, wh0: weights.h, wnb: 1, wnh: 1 };
-        if (sel.wb0 + sel.wnb > plan.B || sel.wh0 + sel.wnh > plan.H) throw new Error(`no head ${weights.h} of batch item ${weights.b}`);
-        const wp = keep(this.buffer(new Uint8Array(this.params(plan, sel)), GPUBufferUsage.UNIFORM));
-        wcount = sel.wnb * sel.wnh * plan.T * plan.S;
-        wbuf = keep(this.empty(wcount));
-        this.dispatch(pass, this.pipelines.weights, [wp, q, k, mask, wbuf], Math.ceil(plan.T / 64), sel.wnh, sel.wnb);
-        wshape = all ? plan.weightsShape : [plan.T, plan.S];
-      }
-      let out = o, outCount = plan.o.size;
+      const bufs = this.prepare(pass, plan, keep);
+      this.encodeAttention(pass, plan, bufs, naive, keep);
+      const w = weights ? this.encodeWeights(pass, plan, bufs, weights, keep) : null;
+      let out = bufs.o, outCount = plan.o.size;
       if (plan.out) {
-        out = keep(this.empty(plan.B * plan.T * plan.out.N));
-        const w = keep(this.buffer(plan.out.w)), bias = plan.out.bias ? keep(this.buffer(plan.out.bias)) : null;
-        this.linear(pass, o, w, bias, out, plan.B * plan.T, plan.out.N, plan.out.K, temps);
         outCount = plan.B * plan.T * plan.out.N;
+        out = keep(this.empty(outCount));
+        const ow = keep(this.buffer(plan.out.w)), bias = plan.out.bias ? keep(this.buffer(plan.out.bias)) : null;
+        this.linear(pass, bufs.o, ow, bias, out, plan.B * plan.T, plan.out.N, plan.out.K, keep);
       }
       pass.end();
       this.device.queue.submit([enc.finish()]);
-      const [output, attentionWeights] = await Promise.all([this.read(out, outCount), wbuf ? this.read(wbuf, wcount) : null]);
+      const [output, attentionWeights] = await Promise.all([this.read(out, outCount), w ? this.read(w.buffer, w.count) : null]);
       const error = await popScopes();
       if (error) throw new Error(`WebGPU error: ${error.message}`);
       return {
         output: { shape: plan.outShape, data: output },
-        attentionWeights: attentionWeights && { shape: wshape, data: attentionWeights },
+        attentionWeights: attentionWeights && { shape: w.shape, data: attentionWeights },
         ms: performance.now() - t0,
       };
     } finally {
@@ -371,33 +394,16 @@ export class GpuAttention {
     const temps = [];
     const keep = (b) => { temps.push(b); return b; };
     try {
-      const bufs = {};
       const enc0 = this.device.createCommandEncoder();
       const pass0 = enc0.beginComputePass();
-      for (const l of plan.linears) {
-        const x = keep(this.buffer(l.x)), w = keep(this.buffer(l.w)), bias = l.bias ? keep(this.buffer(l.bias)) : null;
-        bufs[l.name] = keep(this.empty(l.M * l.N));
-        this.linear(pass0, x, w, bias, bufs[l.name], l.M, l.N, l.K, temps);
-      }
+      const bufs = this.prepare(pass0, plan, keep);
       pass0.end();
       this.device.queue.submit([enc0.finish()]);
-      const src = (l) => (l.src ? keep(this.buffer(l.src)) : bufs[l.buf]);
-      const [q, k, v] = [src(plan.q), src(plan.k), src(plan.v)];
-      const mask = plan.mask ? keep(this.buffer(plan.mask.data)) : keep(this.empty(1));
-      const o = keep(this.empty(plan.o.size));
-      const params = keep(this.buffer(new Uint8Array(this.params(plan)), GPUBufferUsage.UNIFORM));
-      const P = naive ? keep(this.empty(plan.B * plan.H * plan.T * plan.S)) : null;
       await this.device.queue.onSubmittedWorkDone();
       const once = async () => {
         const enc = this.device.createCommandEncoder();
         const pass = enc.beginComputePass();
-        if (naive) {
-          this.dispatch(pass, this.pipelines.scores, { 0: params, 1: q, 2: k, 4: mask, 5: P }, Math.ceil(plan.S / 8), Math.ceil(plan.T / 8), plan.B * plan.H);
-          this.dispatch(pass, this.pipelines.softmax, { 0: params, 5: P }, Math.ceil((plan.B * plan.H * plan.T) / 64));
-          this.dispatch(pass, this.pipelines.weightedSum, { 0: params, 3: v, 5: P, 6: o }, Math.ceil(plan.Dv / 8), Math.ceil(plan.T / 8), plan.B * plan.H);
-        } else {
-          this.dispatch(pass, this.pipelines.fused, [params, q, k, v, mask, o], Math.ceil(plan.T / 64), plan.H, plan.B);
-        }
+        this.encodeAttention(pass, plan, bufs, naive, keep);
         pass.end();
         const t0 = performance.now();
         this.device.queue.submit([enc.finish()]);
@@ -411,12 +417,6 @@ export class GpuAttention {
     } finally {
       for (const b of temps) b.destroy();
     }
-  }
-
-  // The core run (with inputs and parameters returned), then the same scenario on the GPU.
-  async runScenario(core, scenario, options = {}) {
-    const result = core.run({ ...scenario, return_inputs: true, return_params: true });
-    return { result, gpu: await this.run(planFromResult(scenario, result), options) };
   }
 
   destroy() { this.device.destroy(); }

@@ -1,6 +1,7 @@
 // The textbook three passes, for comparison with the fused kernel (scripts/measure-gpu.mjs and
-// the GPU tests): scores = q·kᵀ / scale into a (B, H, T, S) buffer, softmax over each row in
-// place, then out = weights · v. Same Params and mask rules as the fused kernel.
+// tests/browser/gpu.test.mjs): scores q·kᵀ scaled into a (B, H, T, S) buffer, each row turned
+// into weights exp(score − max) / sum in place, then out = weights · v. Same Params, mask rules
+// and score as the fused kernel (attention-common.wgsl, prepended).
 
 @group(0) @binding(0) var<uniform> p: Params;
 @group(0) @binding(1) var<storage, read> Q: array<f32>;
@@ -12,6 +13,9 @@
 
 const NEG_INF_MARK: f32 = -3.40282346e38f;  // a skipped (masked) key
 
+fn q_at(i: u32) -> f32 { return Q[i]; }
+fn k_at(i: u32) -> f32 { return K[i]; }
+
 // Pass 1: one thread per score. Dispatch (⌈S/8⌉, ⌈T/8⌉, B·H).
 @compute @workgroup_size(8, 8)
 fn scores(@builtin(global_invocation_id) gid: vec3<u32>) {
@@ -21,21 +25,14 @@ fn scores(@builtin(global_invocation_id) gid: vec3<u32>) {
   let h = gid.z % p.H;
   if (s >= p.S || t >= p.T) { return; }
   let state = mask_state(b, h, t, s);
-  var score = NEG_INF_MARK;
-  if (state == 2u) { score = p.fill; }
-  if (state == 1u) {
-    let qb = p.q_off + b * p.q_sb + t * p.q_st + h * p.q_sh;
-    let kb = p.k_off + b * p.k_sb + s * p.k_st + h * p.k_sh;
-    var dot = 0.0;
-    for (var d = 0u; d < p.Dk; d = d + 1u) { dot = dot + Q[qb + d] * K[kb + d]; }
-    score = dot / p.scale;
-  }
-  P[((b * p.H + h) * p.T + t) * p.S + s] = score;
+  var x = NEG_INF_MARK;
+  if (state != 0u) { x = masked_score(state, q_base(b, h, t), k_base(b, h, s)); }
+  P[((b * p.H + h) * p.T + t) * p.S + s] = x;
 }
 
 // Pass 2: one thread per row. Dispatch (⌈T·B·H/64⌉).
 @compute @workgroup_size(64)
-fn softmax(@builtin(global_invocation_id) gid: vec3<u32>) {
+fn normalize_rows(@builtin(global_invocation_id) gid: vec3<u32>) {
   let r = gid.x;
   if (r >= p.B * p.H * p.T) { return; }
   let base = r * p.S;

@@ -340,4 +340,7 @@ export const coreZh = {
   'hidden size of the feed-forward network': '前馈网络的隐藏层维度',
   'vocabulary size': '词表大小',
   'encoder and decoder layers': '编码器和解码器的层数',
+  'Decoder-only: embedding + positional encoding, num_layers blocks of seed 004\'s causal multi-head attention and a ReLU feed-forward (post-norm, as seed 002), fc_out to vocabulary logits.': '仅解码器：词嵌入 + 位置编码，num_layers 个块，每块是种子 004 的因果多头注意力加 ReLU 前馈网络（与种子 002 一样后置归一化），最后由 fc_out 输出词表上的 logits。',
+  'layers': '层数',
+  'longest sequence the causal mask covers': '因果掩码覆盖的最大序列长度',
 };
