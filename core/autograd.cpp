@@ -63,8 +63,10 @@ Tensor reduce_to(const Tensor& g, const Shape& shape) {
   }
   std::vector<int64_t> idx(gs.size(), 0);
   int64_t off = 0;
-  for (int64_t i = 0; i < gc.numel(); ++i) {
-    out.data()[off] += gc.data()[i];
+  float* o = out.data();
+  const float* gp = gc.data();
+  for (int64_t i = 0, n = gc.numel(); i < n; ++i) {
+    o[off] += gp[i];
     for (int64_t d = static_cast<int64_t>(gs.size()) - 1; d >= 0; --d) {
       off += ostride[u(d)];
       if (++idx[u(d)] < gs[u(d)]) break;
@@ -222,7 +224,9 @@ template <class F>
 Tensor map2(const Tensor& g, const Tensor& other, F f) {
   const Tensor o = other.contiguous();
   Tensor out = Tensor::empty(g.shape());
-  for (int64_t i = 0; i < g.numel(); ++i) out.data()[i] = f(g.data()[i], o.data()[i]);
+  float* dst = out.data();
+  const float *gp = g.data(), *op = o.data();
+  for (int64_t i = 0, n = g.numel(); i < n; ++i) dst[i] = f(gp[i], op[i]);
   return out;
 }
 
@@ -234,12 +238,14 @@ void amax_backward(const Node& n, const Tensor& g, Walk& w) {
   const Tensor m = n.out.transpose(d, nd - 1).contiguous();
   Tensor gx = Tensor::zeros(xm.shape());
   const int64_t S = xm.size(-1), rows = S ? xm.numel() / S : 0;
+  const float *mp = m.data(), *gp = gm.data();
+  float* gxp = gx.data();
   for (int64_t r = 0; r < rows; ++r) {
     const float* row = xm.data() + r * S;
     int64_t ties = 0;
-    for (int64_t j = 0; j < S; ++j) ties += row[j] == m.data()[r];
+    for (int64_t j = 0; j < S; ++j) ties += row[j] == mp[r];
     for (int64_t j = 0; j < S; ++j)
-      if (row[j] == m.data()[r]) gx.data()[r * S + j] = gm.data()[r] / static_cast<float>(ties);
+      if (row[j] == mp[r]) gxp[r * S + j] = gp[r] / static_cast<float>(ties);
   }
   w.give(n, 0, gx.transpose(d, nd - 1), false);
 }

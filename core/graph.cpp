@@ -208,9 +208,10 @@ Var amax(Context& ctx, const Var& x, int64_t dim) {
   const int64_t w = s.back(), rows = w ? moved.numel() / w : 0;
   s.back() = 1;
   Tensor m = Tensor::empty(s);
+  float* mp = m.data();
   for (int64_t r = 0; r < rows; ++r) {
     const float* row = moved.data() + r * w;
-    m.data()[r] = *std::max_element(row, row + w);
+    mp[r] = *std::max_element(row, row + w);
   }
   Attrs a;
   a.dim = dim;
@@ -233,9 +234,10 @@ Var mse_loss(Context& ctx, const Var& a, const Tensor& target) {
     fail_at("loss.target", "loss target has shape ", shape_str(target.shape()), " but the output has shape ", shape_str(a.shape()),
             ": mse needs them equal");
   const Tensor x = a.t.contiguous(), t = target.contiguous();
+  const float *xp = x.data(), *tp = t.data();
   double acc = 0;
-  for (int64_t i = 0; i < x.numel(); ++i) {
-    const float d = x.data()[i] - t.data()[i];
+  for (int64_t i = 0, n = x.numel(); i < n; ++i) {
+    const float d = xp[i] - tp[i];
     acc += static_cast<double>(d) * d;
   }
   Tensor out = Tensor::full({}, static_cast<float>(acc / static_cast<double>(x.numel())));
@@ -273,8 +275,9 @@ Var cross_entropy(Context& ctx, const Var& logits, const std::vector<int64_t>& t
 
 Var sum(Context& ctx, const Var& a) {
   const Tensor x = a.t.contiguous();
+  const float* xp = x.data();
   double acc = 0;
-  for (int64_t i = 0; i < x.numel(); ++i) acc += x.data()[i];
+  for (int64_t i = 0, n = x.numel(); i < n; ++i) acc += xp[i];
   return put(ctx, Op::sum, {a.id}, Tensor::full({}, static_cast<float>(acc)));
 }
 

@@ -10,12 +10,22 @@ namespace attn {
 #ifdef __EMSCRIPTEN__
 const Kernels& kernels_wasm();
 const Kernels& simd_kernels() { return kernels_wasm(); }
+std::vector<const Kernels*> available_kernels() { return {&kernels_wasm()}; }
 #else
 const Kernels& kernels_sse2();
 const Kernels& kernels_avx2();
+const Kernels& kernels_avx512();
+// Every table this CPU runs, widest first (xsimd's cpuid: AVX-512F, AVX2 + FMA, the SSE2 baseline).
+std::vector<const Kernels*> available_kernels() {
+  const auto cpu = xsimd::available_architectures();
+  std::vector<const Kernels*> out;
+  if (cpu.avx512f && cpu.avx512dq) out.push_back(&kernels_avx512());
+  if (cpu.fma3_avx2) out.push_back(&kernels_avx2());
+  out.push_back(&kernels_sse2());
+  return out;
+}
 const Kernels& simd_kernels() {
-  static const Kernels& best =
-      xsimd::available_architectures().fma3_avx2 ? kernels_avx2() : kernels_sse2();
+  static const Kernels& best = *available_kernels().front();
   return best;
 }
 #endif

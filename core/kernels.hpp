@@ -1,10 +1,11 @@
 // Kernels: the innermost loops, as a table of function pointers. Each entry has a scalar
 // reference (kernels_scalar.cpp) and one xsimd version per architecture (kernels_simd.hpp,
-// instantiated in kernels_sse2.cpp / kernels_avx2.cpp natively, kernels_wasm.cpp for WASM
-// SIMD128). kernels() is the table in use; ops.cpp calls only through it. Kernels never
+// instantiated in kernels_sse2.cpp / kernels_avx2.cpp / kernels_avx512.cpp natively, picked at
+// run time by what the CPU reports, and kernels_wasm.cpp for WASM SIMD128). kernels() is the table in use; ops.cpp calls only through it. Kernels never
 // allocate and never throw: ops.cpp checks shapes before calling them.
 #pragma once
 #include <cstddef>
+#include <vector>
 
 namespace attn {
 
@@ -46,6 +47,7 @@ struct Kernels {
 
 const Kernels& scalar_kernels();
 const Kernels& simd_kernels();   // the best architecture this CPU runs (chosen once, at first use)
+std::vector<const Kernels*> available_kernels();  // every SIMD table this CPU runs, best first
 
 // The table the ops use: simd_kernels() unless set_use_simd(false) (tests run both).
 const Kernels& kernels();

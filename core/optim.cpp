@@ -89,7 +89,8 @@ float clip_grad_norm(std::vector<Tensor>& grads, double max_norm) {
     if (!g_.defined()) continue;
     const Tensor g = g_.contiguous();
     double s = 0;
-    for (int64_t k = 0; k < g.numel(); ++k) s += static_cast<double>(g.data()[k]) * g.data()[k];
+    const float* gp = g.data();
+    for (int64_t k = 0, n = g.numel(); k < n; ++k) s += static_cast<double>(gp[k]) * gp[k];
     const float norm = f(std::sqrt(s));
     total2 += static_cast<double>(norm) * norm;
   }
@@ -99,7 +100,7 @@ float clip_grad_norm(std::vector<Tensor>& grads, double max_norm) {
     if (!g.defined()) continue;
     if (!g.is_contiguous()) g = g.contiguous();
     float* p = g.data();
-    for (int64_t k = 0; k < g.numel(); ++k) p[k] *= coef;
+    for (int64_t k = 0, n = g.numel(); k < n; ++k) p[k] *= coef;
   }
   return total;
 }

@@ -120,8 +120,9 @@ void check_outputs(const Outputs& outputs) {
   for (const NamedVar& o : outputs) {
     if (!o.value.defined()) continue;
     const Tensor c = o.value.t.contiguous();
-    for (int64_t i = 0; i < c.numel(); ++i)
-      if (std::isnan(c.data()[i]))
+    const float* p = c.data();
+    for (int64_t i = 0, n = c.numel(); i < n; ++i)
+      if (std::isnan(p[i]))
         fail_at("inputs", "output '", o.name, "' has NaN at index ", i,
                 ": the inputs overflow float32 (largest finite value 3.4e38)");
   }

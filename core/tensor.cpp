@@ -151,7 +151,16 @@ int64_t Tensor::size(int64_t d) const {
   return shape_[static_cast<size_t>(d < 0 ? d + n : d)];
 }
 
-bool Tensor::is_contiguous() const { return strides_ == contiguous_strides(shape_); }
+// Row-major packed: each dim's stride is the product of the sizes after it (a dim of size 1 may
+// have any stride). No allocation: data() asks this on every call.
+bool Tensor::is_contiguous() const {
+  int64_t s = 1;
+  for (size_t i = shape_.size(); i-- > 0;) {
+    if (shape_[i] != 1 && strides_[i] != s) return false;
+    s *= shape_[i];
+  }
+  return true;
+}
 
 float* Tensor::data() {
   if (!is_contiguous()) fail("internal: data() on a non-contiguous tensor; call contiguous() first");

@@ -58,8 +58,9 @@ Var Trainer::loss_of(Context& ctx, const Outputs& outputs, const Tensor& target)
   if (loss_.fn == "sum") return sum(ctx, out);
   std::vector<int64_t> ids;
   const Tensor t = target.contiguous();
-  for (int64_t i = 0; i < t.numel(); ++i) {
-    const float v = t.data()[i];
+  const float* tp = t.data();
+  for (int64_t i = 0, n = t.numel(); i < n; ++i) {
+    const float v = tp[i];
     if (v != std::floor(v)) fail_at("loss.target", "cross_entropy target ", v, " at index ", i, " is not an integer class id");
     ids.push_back(static_cast<int64_t>(v));
   }

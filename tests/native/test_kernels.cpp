@@ -1,5 +1,6 @@
-// Every SIMD kernel against its scalar twin on awkward sizes (1, lane-count +- 1, odd widths),
-// including -inf entries and fully masked rows for softmax.
+// Every SIMD kernel of every table this CPU runs (AVX-512, AVX2, SSE2 natively; WASM SIMD128)
+// against its scalar twin on awkward sizes (1, lane-count +- 1, odd widths), including -inf
+// entries and fully masked rows for softmax.
 #include <cmath>
 #include <limits>
 #include <random>
@@ -26,16 +27,23 @@ double max_diff(const std::vector<float>& a, const std::vector<float>& b) {
 }
 
 const attn::Kernels& S() { return attn::scalar_kernels(); }
-const attn::Kernels& V() { return attn::simd_kernels(); }
+const attn::Kernels* g_table = nullptr;  // the SIMD table under test (EACH_SIMD_TABLE)
+const attn::Kernels& V() { return *g_table; }
+// Runs the rest of the test case once per SIMD table the CPU has.
+#define EACH_SIMD_TABLE()                                             \
+  g_table = GENERATE(Catch::Generators::from_range(attn::available_kernels())); \
+  INFO("kernels: " << g_table->name)
 
 }  // namespace
 
-TEST_CASE("the SIMD table is a real vector architecture", "[kernels]") {
-  INFO("kernels: " << V().name);
+TEST_CASE("the SIMD tables are real vector architectures, the widest the CPU has first", "[kernels]") {
+  EACH_SIMD_TABLE();
   CHECK(std::string(V().name) != "scalar");
+  CHECK(&attn::simd_kernels() == attn::available_kernels().front());
 }
 
 TEST_CASE("SIMD softmax_backward equals the scalar twin, and a fully masked row gives zeros", "[kernels][softmax][backward]") {
+  EACH_SIMD_TABLE();
   for (size_t n : kSizes) {
     auto y = random_vector(n, 1, -3.f, 3.f), dy = random_vector(n, 2);
     S().softmax(y.data(), n);  // a real softmax row
@@ -51,6 +59,7 @@ TEST_CASE("SIMD softmax_backward equals the scalar twin, and a fully masked row 
 }
 
 TEST_CASE("SIMD layer_norm_backward equals the scalar twin", "[kernels][backward]") {
+  EACH_SIMD_TABLE();
   for (size_t n : kSizes) {
     if (n < 2) continue;
     auto x = random_vector(n, 3), dy = random_vector(n, 4), gamma = random_vector(n, 5, 0.5f, 1.5f);
@@ -65,6 +74,7 @@ TEST_CASE("SIMD layer_norm_backward equals the scalar twin", "[kernels][backward
 }
 
 TEST_CASE("SIMD axpy, add, scale and relu equal their scalar twins", "[kernels]") {
+  EACH_SIMD_TABLE();
   for (size_t n : kSizes) {
     auto x = random_vector(n, 3), y = random_vector(n, 4);
     auto y1 = y, y2 = y;
@@ -87,6 +97,7 @@ TEST_CASE("SIMD axpy, add, scale and relu equal their scalar twins", "[kernels]"
 }
 
 TEST_CASE("SIMD softmax equals the scalar softmax, rows sum to 1", "[kernels][softmax]") {
+  EACH_SIMD_TABLE();
   for (size_t n : kSizes) {
     for (float spread : {1.f, 30.f, 1000.f}) {
       auto x = random_vector(n, 5, -spread, spread);
@@ -103,6 +114,7 @@ TEST_CASE("SIMD softmax equals the scalar softmax, rows sum to 1", "[kernels][so
 }
 
 TEST_CASE("softmax of a partly -inf row puts zero weight there; a fully -inf row gives zeros, not NaN", "[kernels][softmax]") {
+  EACH_SIMD_TABLE();
   const float ninf = -std::numeric_limits<float>::infinity();
   for (const attn::Kernels* k : {&S(), &V()}) {
     for (size_t n : kSizes) {
@@ -125,6 +137,7 @@ TEST_CASE("softmax of a partly -inf row puts zero weight there; a fully -inf row
 }
 
 TEST_CASE("SIMD layer_norm equals the scalar layer_norm", "[kernels]") {
+  EACH_SIMD_TABLE();
   for (size_t n : kSizes) {
     auto x = random_vector(n, 7), g = random_vector(n, 8), b = random_vector(n, 9);
     std::vector<float> y1(n), y2(n);
@@ -158,6 +171,7 @@ TEST_CASE("matmul and linear agree on both kernel tables, transposed views inclu
 }
 
 TEST_CASE("SIMD mul and masked_fill equal their scalar twins", "[kernels]") {
+  EACH_SIMD_TABLE();
   for (size_t n : kSizes) {
     auto a = random_vector(n, 12), b = random_vector(n, 13);
     std::vector<float> m1(n), m2(n);
@@ -192,6 +206,7 @@ TEST_CASE("masked_fill broadcasts a mask over batch and heads like PyTorch", "[o
 }
 
 TEST_CASE("SIMD gemm_nt equals the scalar gemm_nt on awkward tile remainders, with and without bias", "[kernels]") {
+  EACH_SIMD_TABLE();
   for (size_t M : {1, 3, 4, 5, 9}) for (size_t N : {1, 2, 3, 4, 7}) for (size_t K : {1, 3, 8, 17, 70}) {
     const size_t lda = K + 2, ldb = K + 1, ldc = N + 3;  // strided rows, as views give
     auto A = random_vector(M * lda, 14), Bm = random_vector(N * ldb, 15), bias = random_vector(N, 16);
@@ -208,6 +223,7 @@ TEST_CASE("SIMD gemm_nt equals the scalar gemm_nt on awkward tile remainders, wi
 }
 
 TEST_CASE("SIMD gemm_nn equals the scalar gemm_nn on awkward sizes and strides", "[kernels]") {
+  EACH_SIMD_TABLE();
   for (size_t M : {1, 3, 4, 5, 9}) for (size_t N : {1, 3, 4, 8, 9, 17, 33}) for (size_t K : {1, 2, 7, 64}) {
     const size_t lda = K + 1, ldb = N + 2, ldc = N + 3;
     auto A = random_vector(M * lda, 17), Bm = random_vector(K * ldb, 18);
