@@ -140,6 +140,8 @@ export class AttentionCore {
   }
   version() { return this._m.version(); }
   kernels() { return this._m.kernelsName(); }
+  // The kernel table and the GEMM register tiles it timed fastest on this machine at start-up.
+  kernelsDetail() { return this._m.kernelsDetail(); }
   setUseSimd(on) { this._m.setUseSimd(!!on); }
   heapBytes() { return this._m.HEAPU8.length; }  // the WASM memory's size
   heapUsed() { return this._m.heapUsed(); }        // bytes allocated by malloc now

@@ -166,6 +166,7 @@ class Trainer : public Failure {
 };
 
 std::string kernels_name() { return attn::kernels().name; }
+std::string kernels_detail() { return attn::kernels_detail(); }
 
 // {"tensors": [{name, dtype, shape}]} or {"error": "..."} for a safetensors file (a Uint8Array).
 std::string safetensors_listing(val bytes) {
@@ -208,6 +209,7 @@ EMSCRIPTEN_BINDINGS(attention) {
   function("modulesJson", &attn::modules_json);
   function("version", &attn::version);
   function("kernelsName", &kernels_name);
+  function("kernelsDetail", &kernels_detail);
   function("setUseSimd", &attn::set_use_simd);
   function("heapUsed", &heap_used);
   function("safetensorsListing", &safetensors_listing);

@@ -28,6 +28,7 @@ const Kernels& simd_kernels() {
   static const Kernels& best = *available_kernels().front();
   return best;
 }
+std::string kernels_detail() { return simd_kernels().name; }
 #endif
 
 static std::atomic<bool> g_use_simd{true};

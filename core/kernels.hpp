@@ -5,6 +5,7 @@
 // allocate and never throw: ops.cpp checks shapes before calling them.
 #pragma once
 #include <cstddef>
+#include <string>
 #include <vector>
 
 namespace attn {
@@ -48,6 +49,7 @@ struct Kernels {
 const Kernels& scalar_kernels();
 const Kernels& simd_kernels();   // the best architecture this CPU runs (chosen once, at first use)
 std::vector<const Kernels*> available_kernels();  // every SIMD table this CPU runs, best first
+std::string kernels_detail();  // the SIMD table and, in WASM, the GEMM tiles timed best at start-up
 
 // The table the ops use: simd_kernels() unless set_use_simd(false) (tests run both).
 const Kernels& kernels();

@@ -7,6 +7,7 @@
 
 #include "attention.hpp"
 #include "fixtures.hpp"
+#include "kernels_simd.hpp"
 
 namespace {
 
@@ -234,5 +235,28 @@ TEST_CASE("SIMD gemm_nn equals the scalar gemm_nn on awkward sizes and strides",
     CHECK(max_diff(c1, c2) <= 1e-6 * static_cast<double>(K) * 9.0);
     for (size_t m = 0; m < M; ++m)
       for (size_t n = N; n < ldc; ++n) CHECK(c2[m * ldc + n] == 7.f);
+  }
+}
+
+TEST_CASE("every GEMM register tile computes the same sums: a tile choice never changes a number", "[kernels]") {
+  // kernels_wasm.cpp picks its tiles by timing them at start-up; natively the same templates with
+  // other tiles must agree bit for bit with the tiles in use.
+  using Arch = xsimd::sse2;
+  const size_t M = 37, N = 29, K = 70;
+  auto a = random_vector(M * K, 11), b = random_vector(N * K, 12);
+  std::vector<float> ref_nt(M * N), ref_nn(M * N), c(M * N);
+  attn::simd::K<Arch, 2, 4>::gemm_nt(ref_nt.data(), a.data(), b.data(), nullptr, M, N, K, K, K, N);
+  attn::simd::K<Arch, 4, 3, 4, 2>::gemm_nn(ref_nn.data(), a.data(), b.data(), M, N, K, K, N, N);
+  const auto nt = {attn::simd::K<Arch, 4, 3>::gemm_nt, attn::simd::K<Arch, 4, 2>::gemm_nt, attn::simd::K<Arch, 3, 3>::gemm_nt,
+                   attn::simd::K<Arch, 1, 8>::gemm_nt};
+  for (auto f : nt) {
+    f(c.data(), a.data(), b.data(), nullptr, M, N, K, K, K, N);
+    CHECK(max_diff(c, ref_nt) == 0.0);
+  }
+  const auto nn = {attn::simd::K<Arch, 4, 3, 2, 4>::gemm_nn, attn::simd::K<Arch, 4, 3, 6, 2>::gemm_nn,
+                   attn::simd::K<Arch, 4, 3, 3, 3>::gemm_nn, attn::simd::K<Arch, 4, 3, 2, 2>::gemm_nn};
+  for (auto f : nn) {
+    f(c.data(), a.data(), b.data(), M, N, K, K, N, N);
+    CHECK(max_diff(c, ref_nn) == 0.0);
   }
 }
