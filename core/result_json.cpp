@@ -12,7 +12,23 @@ using json = nlohmann::json;
 
 namespace {
 
-void put_string(std::string& out, const std::string& s) { out += json(s).dump(); }
+// A JSON string: quotes, backslashes and control characters escaped, UTF-8 as it is.
+void put_string(std::string& out, const std::string& s) {
+  out += '"';
+  for (const char c : s) {
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += c;
+    } else if (static_cast<unsigned char>(c) < 0x20) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\u%04x", c);
+      out += buf;
+    } else {
+      out += c;
+    }
+  }
+  out += '"';
+}
 
 void put_float(std::string& out, float v) {
   char buf[32];
@@ -50,20 +66,48 @@ void put_tensors(std::string& out, const char* key, const std::vector<NamedTenso
   out += "]";
 }
 
-json step_meta(const Step& s) {
-  json ops = json::array(), inputs = json::array(), tokens = json::array();
-  for (Op op : s.ops) ops.push_back(op_name(op));
-  for (const StepInput& in : s.inputs)
-    inputs.push_back({{in.kind == StepInput::Kind::step ? "step" : in.kind == StepInput::Kind::input ? "input" : "param", in.name}});
-  for (const std::string& t : s.tokens) tokens.push_back(t.empty() ? json(nullptr) : json(t));
-  return {{"name", s.name},   {"op", op_name(s.op)}, {"ops", ops},         {"attrs", json::parse(s.attrs)},
-          {"inputs", inputs}, {"shape", s.value.shape()}, {"dims", s.dims}, {"tokens", tokens},
-          {"code", s.code},   {"cpp", s.cpp}};
+// ["a","b"] / [null,"x"]: a list of strings ("" as null when nulls is set)
+template <class List, class F>
+void put_list(std::string& out, const List& list, F&& put) {
+  out += '[';
+  bool first = true;
+  for (const auto& e : list) {
+    if (!first) out += ',';
+    first = false;
+    put(e);
+  }
+  out += ']';
 }
 
 }  // namespace
 
-std::string step_meta_json(const Step& step) { return step_meta(step).dump(); }
+// Written by hand, not through nlohmann objects: the page asks for every step on every keystroke.
+std::string step_meta_json(const Step& s) {
+  std::string out = "{\"name\":";
+  put_string(out, s.name);
+  out += ",\"op\":\"" + std::string(op_name(s.op)) + "\",\"ops\":";
+  put_list(out, s.ops, [&](Op op) { out += std::string("\"") + op_name(op) + "\""; });
+  out += ",\"attrs\":" + s.attrs + ",\"inputs\":";
+  put_list(out, s.inputs, [&](const StepInput& in) {
+    out += in.kind == StepInput::Kind::step ? "{\"step\":" : in.kind == StepInput::Kind::input ? "{\"input\":" : "{\"param\":";
+    put_string(out, in.name);
+    out += '}';
+  });
+  out += ",\"shape\":";
+  put_list(out, s.value.shape(), [&](int64_t d) { out += std::to_string(d); });
+  out += ",\"dims\":";
+  put_list(out, s.dims, [&](const std::string& d) { put_string(out, d); });
+  out += ",\"tokens\":";
+  put_list(out, s.tokens, [&](const std::string& t) {
+    if (t.empty()) out += "null";
+    else put_string(out, t);
+  });
+  out += ",\"code\":";
+  put_string(out, s.code);
+  out += ",\"cpp\":";
+  put_string(out, s.cpp);
+  return out + "}";
+}
 
 std::string attention_json(const std::vector<AttentionSpec>& specs) {
   std::string out = "[";

@@ -1,0 +1,176 @@
+// The training Web Worker: owns its WASM core (bindings/attention.mjs) and one engine (engine.js),
+// runs steps in ~16 ms chunks so a pause lands within one chunk, and sends the page progress and
+// snapshots (typed arrays transferred). Start it with
+//   new Worker(new URL('./train/worker.js', import.meta.url), {type: 'module'})
+// createTrainController (exported) is the whole protocol without the worker, for Node tests.
+//
+// Page -> worker
+//   {type: 'init', config}     load the core (first time only), build an engine from config
+//                              (engine.js resolveConfig: {task, seed, model, optimizer, batch, steps,
+//                              evalEvery, recordEvery, heldout}; left out = the task's defaults)
+//   {type: 'reset', config?}   the same with a new config (default: the current one): step 0 again;
+//                              a config the engine refuses gives an error and keeps the engine there was
+//   {type: 'run', steps?}      train until `steps` (default config.steps) steps are done, or a pause
+//   {type: 'pause'}            stop after the current chunk (16 ms of steps, or one step if longer)
+//   {type: 'step', n}          train n more steps (default 1) and stop ("Step once")
+//   {type: 'export'}           the weights and the run
+// Worker -> page
+//   {type: 'ready', config, task, snapshot}    after init/reset; config resolved, task: {id, vocab,
+//                                              length, sample: {idx, target}, nameKey, explainKey,
+//                                              patternKey, pattern}, snapshot: step 0
+//   {type: 'progress', step, loss, stepsPerSecond, running, losses: Float32Array (the losses of the
+//    steps since the last progress), accuracies: [{step, heldoutAccuracy, trainAccuracy}] (new)}
+//                                              at most every 50 ms while running, and at each stop
+//   {type: 'snapshot', step, loss, attention: [Float32Array (1,H,T,T) per layer], logits, predictions,
+//    scores: [[{previous, self, offset, bestOffset, antiDiagonal, induction, source} per head] per layer],
+//    heads, length}                            every recordEvery steps (the page keeps the history)
+//   {type: 'stopped', step, reason: 'paused' | 'done' | 'error'}   'done': the steps asked for are done
+//   {type: 'error', message, field}            field: the config field at fault (task, seed, batch,
+//                                              model.emb_dim, optimizer.lr, ...), 'loss' when the
+//                                              model diverged, or null
+//   {type: 'exported', safetensors: Uint8Array, run}     (.safetensors bytes, engine.exportRun())
+import { loadAttention } from '../../bindings/attention.mjs';
+import { createEngine } from './engine.js';
+
+const CHUNK_MS = 16;       // work per turn of the message loop: a pause waits at most this long
+const PROGRESS_MS = 50;    // progress at most 20 times a second
+
+// What the page needs to draw a task, as plain data.
+function taskInfo(task) {
+  const { id, vocab, length, nameKey, explainKey, patternKey, pattern } = task;
+  return { id, vocab, length, nameKey, explainKey, patternKey, pattern,
+    sample: { idx: Array.from(task.sample.idx), target: Array.from(task.sample.target) } };
+}
+
+const snapshotMessage = (s) => ({ type: 'snapshot', ...s });
+const transfers = (s) => [...s.attention.map((a) => a.buffer), s.logits.buffer, s.predictions.buffer];
+const errorMessage = (e) => ({ type: 'error', message: String(e?.message ?? e), field: e?.field ?? null });
+
+// Progress for the page, at most every PROGRESS_MS unless forced: the losses and accuracies the
+// engine recorded since the last one, and the speed over that stretch.
+function progressReporter(post, now) {
+  let sentLosses = 0, sentAccuracies = 0, last = { time: 0, step: 0 };
+  return {
+    restart(engine, fromScratch) {
+      if (fromScratch) sentLosses = sentAccuracies = 0;
+      last = { time: now(), step: engine.steps };
+    },
+    send(engine, running, force) {
+      const t = now();
+      if (!force && t - last.time < PROGRESS_MS) return;
+      const { losses, accuracies } = engine.history;
+      const dt = (t - last.time) / 1000;
+      const stepsPerSecond = dt > 0 ? (engine.steps - last.step) / dt : 0;
+      const fresh = Float32Array.from(losses.slice(sentLosses));
+      post({ type: 'progress', step: engine.steps, loss: engine.loss, stepsPerSecond, running, losses: fresh,
+        accuracies: accuracies.slice(sentAccuracies) }, [fresh.buffer]);
+      sentLosses = losses.length;
+      sentAccuracies = accuracies.length;
+      last = { time: t, step: engine.steps };
+    },
+  };
+}
+
+// post(message, transfer) sends to the page; schedule(fn) runs fn on a later turn of the loop.
+export function createTrainController({ post, loadCore = loadAttention, now = () => performance.now(), schedule }) {
+  let core = null, engine = null, running = false, target = 0, loop = 0;
+  const progress = progressReporter(post, now);
+
+  function sendSnapshots() {
+    for (const s of engine.history.snapshots.splice(0)) post(snapshotMessage(s), transfers(s));
+  }
+
+  function stop(reason) {
+    running = false;
+    loop++;  // a chunk already scheduled finds itself stale and does nothing
+    progress.send(engine, false, true);
+    post({ type: 'stopped', step: engine.steps, reason });
+  }
+
+  // One turn: steps for CHUNK_MS (at least one), then what the page should hear, then yield.
+  function chunk(id) {
+    if (id !== loop || !running) return undefined;
+    const t0 = now();
+    try {
+      do engine.step(1); while (engine.steps < target && now() - t0 < CHUNK_MS);
+    } catch (e) {
+      sendSnapshots();
+      post(errorMessage(e));
+      return stop('error');
+    }
+    sendSnapshots();
+    if (engine.steps >= target) return stop('done');
+    progress.send(engine, true, false);
+    return schedule(() => chunk(id));
+  }
+
+  function start(until) {
+    if (!engine) throw new Error('send init before run or step');
+    target = until;
+    if (engine.steps >= target) return stop('done');
+    if (!running) {
+      running = true;
+      progress.restart(engine, false);
+      const id = ++loop;
+      schedule(() => chunk(id));
+    }
+    return undefined;
+  }
+
+  async function init(config) {
+    running = false;
+    loop++;
+    core ??= await loadCore();
+    const next = createEngine(core, config ?? {});  // a bad config throws here and keeps the old engine
+    engine?.delete();
+    engine = next;
+    progress.restart(engine, true);
+    const [first] = engine.history.snapshots.splice(0);
+    post({ type: 'ready', config: engine.config, task: taskInfo(engine.task), snapshot: first }, transfers(first));
+  }
+
+  function exportAll() {
+    if (!engine) throw new Error('send init before export');
+    const safetensors = engine.exportSafetensors();
+    post({ type: 'exported', safetensors, run: engine.exportRun() }, [safetensors.buffer]);
+  }
+
+  async function dispatch(msg) {
+    try {
+      switch (msg?.type) {
+        case 'init': return await init(msg.config);
+        case 'reset': return await init(msg.config ?? engine?.config);
+        case 'run': return start(msg.steps ?? engine?.config.steps);
+        case 'pause': return running ? stop('paused') : undefined;
+        case 'step': return start((engine?.steps ?? 0) + (msg.n ?? 1));
+        case 'export': return exportAll();
+        default: throw new Error(`unknown message type "${msg?.type}"`);
+      }
+    } catch (e) {
+      return post(errorMessage(e));
+    }
+  }
+
+  // Messages are handled in order: a run sent right after init waits for the core to load.
+  let queue = Promise.resolve();
+  const handle = (msg) => (queue = queue.then(() => dispatch(msg)));
+  return { handle, get engine() { return engine; }, get running() { return running; } };
+}
+
+// A later turn of the worker's loop: a MessageChannel message, since nested setTimeout(0) is
+// clamped to 4 ms (a quarter of each chunk lost).
+function macrotask() {
+  const channel = new MessageChannel();
+  const queue = [];
+  channel.port1.onmessage = () => queue.shift()?.();
+  return (fn) => { queue.push(fn); channel.port2.postMessage(0); };
+}
+
+// Inside a Web Worker only; importing this file elsewhere (Node) just gives the controller.
+if (typeof WorkerGlobalScope !== 'undefined' && globalThis instanceof WorkerGlobalScope) {
+  const controller = createTrainController({
+    post: (message, transfer = []) => globalThis.postMessage(message, transfer),
+    schedule: macrotask(),
+  });
+  globalThis.onmessage = (event) => controller.handle(event.data);
+}
