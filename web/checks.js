@@ -2,9 +2,9 @@
 // actual max deviation), masked cells are exactly 0, and the shapes agree with the input and the
 // config. Pure (texts in the page's language, i18n.js); views/checks.js prints them.
 
-import { attentionSources, isSoftmaxStep } from './attention-data.js';
+import { attentionSources, isWeightsStep } from './attention-data.js';
 import { t } from './i18n.js';
-import { isMaskFill, namedShape, prod } from './tensor.js';
+import { formatFill, namedShape, prod } from './tensor.js';
 
 const SUM_TOL = 1e-5;
 
@@ -77,10 +77,10 @@ function shapeChecks(result, plan) {
     const heads = plan.config.num_heads;
     const hDim = dims.indexOf('heads');
     const T = shape.at(-2), S = shape.at(-1);
-    const wantS = src.labels.k[0].length;
+    const wantS = src.labels.k[0]?.length;
     const headsOk = hDim < 0 || heads === undefined || shape[hDim] === heads;
     items.push({
-      ok: headsOk && S === wantS && T === src.labels.q[0].length,
+      ok: headsOk && S === wantS && T === src.labels.q[0]?.length,
       text: t(hDim >= 0 && heads !== undefined ? 'check.attnShapeHeads' : 'check.attnShape', { name: src.tensor.name, shape: namedShape(dims, shape), heads, T, S }),
     });
     if (plan.mod.kind === 'ids') break;   // one line for the Transformer's maps is enough
@@ -88,34 +88,36 @@ function shapeChecks(result, plan) {
   return items;
 }
 
+// A masked_fill step must hold its fill value (attrs.fill: -inf or -1e9) exactly where the mask is.
+function fillCheck(step, mask) {
+  const fill = Number(step.attrs.fill);
+  const S = step.shape.at(-1);
+  let wrong = 0, cells = 0;
+  forRows(step, (o, b, q) => {
+    for (let k = 0; k < S; k++) {
+      const m = mask.at(b, q, k);
+      cells += m ? 1 : 0;
+      if (m !== (step.data[o + k] === fill)) wrong++;
+    }
+  });
+  const text = t('check.fill', { name: step.name, fill: formatFill(fill), cells });
+  return { ok: wrong === 0, text: wrong ? t('check.fillWrong', { text, n: wrong }) : text };
+}
+
 // [{title, items: [{ok, text}]}]
 export function computeChecks(result, plan) {
   const groups = [];
-  const softmaxSteps = (result.steps ?? []).filter(isSoftmaxStep);
+  const steps = result.steps ?? [];
+  const softmaxSteps = steps.filter(isWeightsStep);
   if (softmaxSteps.length > 0) {
     groups.push({ title: t('check.group.softmax'), items: softmaxSteps.map((s) => softmaxCheck(s, plan.mask)) });
   }
   if (plan.mask) {
-    const sources = attentionSources(result, plan);
-    const items = sources.map(maskCheck);
-    // The steps that fill with -inf (or -1e9) must hold it exactly where the mask is.
-    for (const s of (result.steps ?? []).filter((x) => /_masked$/.test(x.name))) {
-      const S = s.shape.at(-1);
-      let wrong = 0, cells = 0, fill = '−∞';
-      forRows(s, (o, b, q) => {
-        for (let k = 0; k < S; k++) {
-          const m = plan.mask.at(b, q, k);
-          cells += m ? 1 : 0;
-          if (s.data[o + k] === -1e9) fill = '−1e9';
-          if (m !== isMaskFill(s.data[o + k])) wrong++;
-        }
-      });
-      const text = t('check.fill', { name: s.name, fill, cells });
-      items.push({ ok: wrong === 0, text: wrong ? t('check.fillWrong', { text, n: wrong }) : text });
-    }
+    const items = attentionSources(result, plan).map(maskCheck);
+    for (const s of steps.filter((x) => x.op === 'masked_fill')) items.push(fillCheck(s, plan.mask));
     groups.push({ title: t('check.group.mask'), items });
   }
   groups.push({ title: t('check.group.shapes'), items: shapeChecks(result, plan) });
-  if (plan.notes.length > 0) groups.push({ title: t('check.group.notes'), items: plan.notes.map((text) => ({ ok: null, text })) });
+  if (plan.notes.length > 0) groups.push({ title: t('check.group.notes'), items: plan.notes.map((n) => ({ ok: null, text: t(n.key, n.params) })) });
   return groups;
 }

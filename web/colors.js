@@ -16,11 +16,12 @@ function ramp(stops) {
 const BLUES = ramp([[247, 251, 255], [198, 219, 239], [107, 174, 214], [33, 113, 181], [8, 48, 107]]);
 const RDBU = ramp([[33, 102, 172], [103, 169, 207], [209, 229, 240], [247, 247, 247], [253, 219, 199], [239, 138, 98], [178, 24, 43]]);
 
-// A scale for the given values: {lut, lo, hi, index(v) -> 0..255, kind}.
-export function scaleFor(values, { probabilities = false } = {}) {
+// A scale for the given values: {lut, lo, hi, index(v) -> 0..255, kind}. fill: the value masked
+// scores hold (a masked_fill step's attrs.fill), left out: a large negative fill would flatten the scale.
+export function scaleFor(values, { probabilities = false, fill = null } = {}) {
   let min = Infinity, max = -Infinity;
   for (const v of values) {
-    if (!Number.isFinite(v) || v === -1e9) continue;   // masked scores (-1e9) would flatten the scale
+    if (!Number.isFinite(v) || v === fill) continue;
     if (v < min) min = v;
     if (v > max) max = v;
   }

@@ -19,13 +19,13 @@ export function scenarioJSON(scenario) {
 }
 
 // {name, shape, dims?, data}: data in row-major order, as the core hands it out.
-export function tensorJSON(t) {
+function tensorJSON(t) {
   return `${JSON.stringify(plain({ name: t.name, shape: t.shape, dims: t.dims ?? null, data: t.data }))}\n`;
 }
 
 // One row per index of the leading dims, one column per index of the last dim:
 // "batch,heads,seq_q,seq_k=0,seq_k=1,..." then "0,0,0,0.1,0.2,...". Values in full float32 precision.
-export function tensorCSV(t) {
+function tensorCSV(t) {
   const shape = t.shape.length ? t.shape : [1];
   const dims = t.dims ?? shape.map((_, i) => `dim${i}`);
   const last = shape.at(-1);
@@ -43,7 +43,7 @@ export function tensorCSV(t) {
 
 // NumPy's .npy format, version 1.0: magic, header dict padded to a multiple of 64 bytes, then
 // little-endian float32 data in C order (https://numpy.org/doc/stable/reference/generated/numpy.lib.format.html).
-export function tensorNpy(t) {
+function tensorNpy(t) {
   const shape = t.shape.length === 1 ? `(${t.shape[0]},)` : `(${t.shape.join(', ')})`;
   let header = `{'descr': '<f4', 'fortran_order': False, 'shape': ${shape}, }`;
   const total = 10 + header.length + 1;
@@ -62,7 +62,7 @@ const hex = (lut, i) => `#${[lut[i * 3], lut[i * 3 + 1], lut[i * 3 + 2]].map((x)
 
 // A heatmap (heatmap.js's view: slice, scale, labels, masked) as a standalone SVG: one rect per
 // cell in the page's colours, masked cells grey with a diagonal hatch, labels as text.
-export function heatmapSVG(view, title = '') {
+function heatmapSVG(view, title = '') {
   const { rows, cols, data } = view.slice;
   const cell = Math.max(4, Math.min(40, Math.floor(640 / Math.max(rows, cols))));
   const label = (s) => escapeXml(s.length > 12 ? `${s.slice(0, 11)}…` : s);
@@ -77,7 +77,7 @@ export function heatmapSVG(view, title = '') {
   for (let r = 0; r < rows; r++) {
     for (let c = 0; c < cols; c++) {
       const v = data[r * cols + c];
-      const masked = !Number.isFinite(v) || v === -1e9 || view.masked?.(r, c);
+      const masked = !Number.isFinite(v) || v === view.fill || view.masked?.(r, c);
       const fill = Number.isNaN(v) ? '#ff00ff' : masked ? 'url(#hatch)' : hex(lut, index(v));
       out.push(`<rect x="${left + c * cell}" y="${top + r * cell}" width="${cell}" height="${cell}" fill="${fill}"><title>[${r}, ${c}] = ${escapeXml(formatValue(v))}</title></rect>`);
     }

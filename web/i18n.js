@@ -1,11 +1,11 @@
 // The page's languages: English and Simplified Chinese. t(key, params) gives the current
 // language's text for a key of locales/en.js (zh from locales/zh.js); tCore(text) translates the
 // core's own listing texts (module summaries, argument help), never its error messages.
-// main.js picks the language (the link's `lang`, else the browser) and re-renders on a switch.
+// main.js picks the language (the link's `lang`, else the browser); events.js re-renders on a switch.
 import { en } from './locales/en.js';
 import { coreZh, zh } from './locales/zh.js';
 
-export const LANGS = ['en', 'zh'];
+const LANGS = ['en', 'zh'];
 export const messages = { en, zh };
 
 let current = 'en';
@@ -13,7 +13,7 @@ let current = 'en';
 export const lang = () => current;
 
 // BCP 47 tag for <html lang>.
-export const htmlLang = (l) => (l === 'zh' ? 'zh-CN' : 'en');
+const htmlLang = (l) => (l === 'zh' ? 'zh-CN' : 'en');
 
 // The link's choice when it names one, else the first English or Chinese entry of the browser's
 // preferred languages (any zh-* is Simplified Chinese here), else English.
@@ -45,7 +45,7 @@ export function tCore(text) {
 
 // Sets a message as the element's content; `code` spans in backticks become <code> elements,
 // built as DOM nodes (never parsed as markup).
-export function setRichText(el, text) {
+function setRichText(el, text) {
   const parts = text.split('`');
   if (parts.length === 1) {
     if (el.textContent !== text) el.textContent = text;

@@ -1,6 +1,7 @@
-// From page state to the scenario(s) the core runs (core/SCENARIO.md), with everything the views
-// need to label the result: tokens per axis, real lengths, and which cells a mask hides. Pure: no
-// DOM, no core. main.js runs the plan (runPlan) and hands plan + result to the views.
+// From page state to the one scenario the core runs (core/SCENARIO.md), with what the views need
+// to label its result: token labels per module input, real lengths, which cells a mask hides.
+// Pure: no DOM, no core. page.js runs the plan (runPlan) and hands plan + result to the views;
+// labels.js maps a step's axes to the plan's tokens.
 
 import { t, tCore } from './i18n.js';
 import { PAD, buildVocab, tokenLabel, tokenize } from './tokenize.js';
@@ -8,7 +9,7 @@ import { vocabFromTokens } from './weights.js';
 import { moduleConfig } from './state.js';
 import { tables } from './presets.js';
 
-export const MAX_TOKENS = 64;
+const MAX_TOKENS = 64;
 
 // An error the page finds before the core does; `control` names the field to show it beside.
 export class PageError extends Error {
@@ -18,34 +19,38 @@ export class PageError extends Error {
   }
 }
 
-const WIDTH_ARGS = ['d_in', 'd_model', 'dim_in', 'emb_dim'];
-
-// What a module's forward wants, read from core.modules(): the input layout, its mask convention,
-// and whether it masks causally on its own (seed 004 modules carry context_length for that).
+// What a module's forward wants, read from its row of core.modules(): the inputs by role, their
+// rank and width argument, its mask input and convention, and whether it masks causally itself.
 export function describeModule(info) {
+  const role = (r) => info.inputs.find((i) => i.role === r) ?? null;
   const floats = info.inputs.filter((i) => i.kind === 'float');
-  const maskInput = info.inputs.find((i) => i.kind === 'mask');
   const ids = info.inputs.filter((i) => i.kind === 'ids');
   let kind = 'x';
-  if (ids.length === 2) kind = 'ids';
-  else if (floats.length === 3) kind = 'qkv';
-  else if (floats.length === 2) kind = 'decoder';
-  const shape = floats[0]?.shape ?? '';
-  const rank = shape.startsWith('(any') ? 3 : shape.split(',').length;
+  if (ids.length > 0) kind = 'ids';   // token ids: source + target (Transformer) or one sequence
+  else if (role('query')) kind = 'qkv';
+  else if (role('memory')) kind = 'decoder';
+  const dims = floats[0]?.dims ?? [];
+  const rank = dims[0] === '...' ? 3 : dims.length;   // '...': any leading dims, the page uses (B, T, d)
+  const maskInput = role('mask');
+  const block = info.attention.find((a) => a.mask?.input === maskInput?.name);
   const mask = maskInput && {
     name: maskInput.name,
-    maskedValue: /0 = masked/.test(maskInput.shape) ? 0 : 1,   // seed 000: mask == 0 masked; 003: True masked
-    withHeads: /\(B,H,T,S\)/.test(maskInput.shape),              // seed 000 broadcasts (B,1,T,S)
+    maskedValue: block?.mask.masked_where === 'zero' ? 0 : 1,   // the value that hides a key
+    withHeads: maskInput.dims.includes('heads'),                // seed 000 broadcasts (B,1,T,S)
   };
-  const pairings = { x: rank >= 3 ? ['one', 'batch'] : ['one'], qkv: ['one', 'batch', 'cross'], decoder: ['cross'], ids: ['cross'] }[kind];
+  const pairings = { x: rank >= 3 ? ['one', 'batch'] : ['one'], qkv: ['one', 'batch', 'cross'], decoder: ['cross'], ids: ids.length > 1 ? ['cross'] : ['one'] }[kind];
   return {
     kind, rank, mask, pairings,
     inputNames: floats.map((i) => i.name),
     idNames: ids.map((i) => i.name),
-    builtinCausal: info.args.some((a) => a.name === 'context_length'),
-    widthArg: WIDTH_ARGS.find((name) => info.args.some((a) => a.name === name)) ?? null,
+    dims: Object.fromEntries(info.inputs.map((i) => [i.name, [...i.dims]])),   // per input, '...' = any leading dims
+    builtinCausal: info.attention.some((a) => a.causal),
+    widthArg: floats[0]?.width ?? null,
   };
 }
+
+export const pairingOf = (mod, pairing) => (mod.pairings.includes(pairing) ? pairing : mod.pairings[0]);
+export const isRandom = (state) => state.source === 'randn' || state.source === 'rand';
 
 function checkConfig(info, config) {
   for (const arg of info.args) {
@@ -58,6 +63,7 @@ function checkConfig(info, config) {
 }
 
 const positions = (n) => Array.from({ length: n }, (_, i) => String(i));
+const note = (key, params = {}) => ({ key, params });
 
 function sentence(state, which) {
   const text = which === 1 ? state.text : state.text2;
@@ -73,254 +79,207 @@ function lookup(table, d, idRows) {
   return out;
 }
 
-function padIds(rows, T, padId) {
-  return rows.flatMap((ids) => [...ids, ...Array(T - ids.length).fill(padId)]);
+const padIds = (rows, T, padId) => rows.flatMap((ids) => [...ids, ...Array(T - ids.length).fill(padId)]);
+
+// Token labels per module input name (one list per batch item): queries' side q, keys' side k.
+function inputTokens(mod, q, k) {
+  const [first, ...others] = mod.inputNames;
+  return Object.fromEntries([[first, q], ...others.map((name) => [name, k])]);
 }
 
-// The plan: {main, pre?, fill?, labels: {q, k} (per batch item), lengths, mask, vocab, notes, ...}.
-// weights: the loaded trained weights (weights.js), whose vocabulary the Transformer's ids follow.
-export function planRun(state, info, weights = null) {
-  const mod = describeModule(info);
-  const config = moduleConfig(state, info);
-  checkConfig(info, config);
-  const notes = [];
-  const plan = { module: info.id, mod, config, notes, vocab: null, pre: null, fill: null, sentences: [], sides: null };
-  const scenario = { module: info.id, config, seed: state.seed, train: state.train, trace: true, return_inputs: true, inputs: [] };
-  plan.main = scenario;
-
-  const pairing = mod.pairings.includes(state.pairing) ? state.pairing : mod.pairings[0];
-  plan.pairing = pairing;
-
-  if (mod.kind === 'ids') return planTransformer(state, info, plan, config, weights?.vocab ? weights : null);
-
-  const d = mod.widthArg ? config[mod.widthArg] : state.width;
-  const widthControl = mod.widthArg ? `arg:${mod.widthArg}` : 'width';
-  const random = state.source === 'randn' || state.source === 'rand';
-  let T, S, B;
-
-  if (random) {
-    B = mod.rank >= 3 ? state.batch : 1;
-    T = state.seqT;
-    S = mod.kind === 'x' ? T : state.seqS;
-    const shapeQ = mod.rank >= 3 ? [B, T, d] : [T, d];
-    const init = state.source;
-    if (mod.kind === 'x') {
-      scenario.inputs.push({ name: mod.inputNames[0], shape: shapeQ, init });
-    } else if (mod.kind === 'decoder') {
-      scenario.inputs.push({ name: mod.inputNames[0], shape: shapeQ, init }, { name: mod.inputNames[1], shape: [B, S, d], init });
-    } else {
-      const [q, k, v] = mod.inputNames;
-      scenario.inputs.push({ name: q, shape: shapeQ, init }, { name: k, shape: [B, S, d], init });
-      if (state.kv === 'separate') {
-        scenario.inputs.push({ name: v, shape: [B, S, d], init });
-      } else {
-        // key and value are one tensor x_kv (seed 003's mha(x_q, x_kv, x_kv)): a first run draws
-        // it, the second passes it as the value; both draw the generator identically.
-        plan.pre = { ...scenario, trace: false, inputs: [...scenario.inputs, { name: v, shape: [B, S, d], data: new Float32Array(B * S * d) }] };
-        plan.fill = (pre) => { scenario.inputs[2] = { name: v, shape: [B, S, d], data: pre.inputs[1].data }; };
-        scenario.inputs.push(null);
-      }
-    }
-    plan.labels = { q: Array.from({ length: B }, () => positions(T)), k: Array.from({ length: B }, () => positions(S)) };
-    plan.lengths = { q: Array(B).fill(T), k: Array(B).fill(S) };
-    plan.sentences = [];
-  } else {
-    const s1 = sentence(state, 1);
-    const needs2 = pairing !== 'one';
-    const s2 = needs2 ? sentence(state, 2) : null;
-    for (const s of [s1, s2]) if (s?.dropped) notes.push(t('scenario.dropped', { max: MAX_TOKENS, n: s.dropped }));
-    plan.sentences = needs2 ? [s1.tokens, s2.tokens] : [s1.tokens];
-    const padded = pairing === 'batch';
-
-    // The embedding table: either the preset's own, or a seeded nn.Embedding over the typed vocabulary.
-    let table = null;
-    const vocab = buildVocab(plan.sentences, { pad: padded && state.source === 'embedding' });
-    plan.vocab = vocab;
-    if (state.source === 'table') {
-      const given = tables[state.table];
-      if (!given) throw new PageError(t('scenario.noTable'), 'source');
-      if (given.dim !== d) throw new PageError(t('scenario.tableDim', { table: state.table, dim: given.dim, width: mod.widthArg ?? t('scenario.theWidth') }), widthControl);
-      for (const tokens of plan.sentences) {
-        const unknown = tokens.find((tok) => !given.tokens.includes(tok));
-        if (unknown !== undefined) {
-          throw new PageError(t('scenario.notInTable', { token: unknown, table: state.table, tokens: given.tokens.join(', ') }), plan.sentences.length > 1 && tokens === plan.sentences[1] ? 'text2' : 'text');
-        }
-      }
-      table = new Float32Array(given.weight);
-      plan.vocab = { tokens: given.tokens, index: new Map(given.tokens.map((tok, i) => [tok, i])), ids: (ts) => ts.map((tok) => given.tokens.indexOf(tok)) };
-      plan.tableName = state.table;
-      plan.table = { data: table, dim: given.dim, title: given.title };
-    }
-    const V = plan.vocab.tokens.length;
-    const ids1 = plan.vocab.ids(s1.tokens);
-    const ids2 = s2 ? plan.vocab.ids(s2.tokens) : null;
-    const padId = state.source === 'embedding' ? 0 : -1;   // -1: a zero row (the table has no <pad>)
-
-    // Query-side rows and key-side rows, per batch item.
-    let qRows, kRows;
-    if (pairing === 'batch') {
-      qRows = [ids1, ids2];
-      kRows = qRows;
-      notes.push(t('scenario.batchNote', { pad: PAD }));
-    } else if (pairing === 'cross') {
-      qRows = [ids1];
-      kRows = [ids2];
-    } else {
-      qRows = [ids1];
-      kRows = qRows;
-    }
-    B = qRows.length;
-    T = Math.max(...qRows.map((r) => r.length));
-    S = Math.max(...kRows.map((r) => r.length));
-    const qIds = padIds(qRows, T, padId);
-    const kIds = padIds(kRows, S, padId);
-    plan.qIds = qIds;
-    const tok = (id) => (id < 0 ? PAD : tokenLabel(plan.vocab.tokens[id]));
-    plan.labels = {
-      q: Array.from({ length: B }, (_, b) => qIds.slice(b * T, b * T + T).map(tok)),
-      k: Array.from({ length: B }, (_, b) => kIds.slice(b * S, b * S + S).map(tok)),
-    };
-    plan.lengths = { q: qRows.map((r) => r.length), k: kRows.map((r) => r.length) };
-
-    const shapeQ = mod.rank >= 3 ? [B, T, d] : [T, d];
-    const first = mod.inputNames[0];
-    if (table) {
-      scenario.inputs.push({ name: first, shape: shapeQ, data: lookup(table, d, qIds) });
-    } else {
-      scenario.inputs.push({ name: first, shape: shapeQ, embedding: { num_embeddings: V, ids: qIds } });
-    }
-    const others = mod.inputNames.slice(1);
-    if (others.length > 0) {
-      const kShape = [B, S, d];
-      if (table) {
-        for (const name of others) scenario.inputs.push({ name, shape: kShape, data: lookup(table, d, kIds) });
-      } else {
-        // The other inputs need rows of the same seeded table the first input draws. A first run
-        // with every id looks the table up; the second run draws it again (same generator state)
-        // for the first input and gets the other rows as data.
-        const all = Array.from({ length: V }, (_, i) => i);
-        plan.pre = {
-          ...scenario, trace: false, train: false,
-          inputs: [{ name: first, shape: [1, V, d], embedding: { num_embeddings: V, ids: all } },
-            ...others.map((name) => ({ name, shape: [1, V, d], data: new Float32Array(V * d) }))],
-        };
-        const at = scenario.inputs.length;
-        others.forEach(() => scenario.inputs.push(null));
-        plan.fill = (pre) => {
-          const rows = pre.inputs[0].data;
-          plan.table = { data: rows, dim: d, title: t('scenario.drawnAfter', { V, d }) };
-          others.forEach((name, i) => { scenario.inputs[at + i] = { name, shape: kShape, data: lookup(rows, d, kIds) }; });
-        };
-      }
-    }
-  }
-
-  plan.B = B; plan.T = T; plan.S = S; plan.d = d;
-  if (state.train && config.dropout > 0) {
-    notes.push(t('scenario.trainNote', { pct: Math.round(config.dropout * 100), p: config.dropout }));
-  }
-  plan.mask = planMask(state, mod, plan, scenario, pairing);
-  return plan;
+// Random inputs drawn after the module, as the seeds' demos do. Seed 003's mha(x_q, x_kv, x_kv)
+// passes one tensor as key and value: the value input is `same_as` the key.
+function planRandom(state, mod, d) {
+  const B = mod.rank >= 3 ? state.batch : 1;
+  const T = state.seqT;
+  const S = mod.kind === 'x' ? T : state.seqS;
+  const init = state.source;
+  const [first, ...others] = mod.inputNames;
+  const inputs = [{ name: first, shape: mod.rank >= 3 ? [B, T, d] : [T, d], init }];
+  others.forEach((name, i) => {
+    if (mod.kind === 'qkv' && i === 1 && state.kv !== 'separate') inputs.push({ name, same_as: others[0] });
+    else inputs.push({ name, shape: [B, S, d], init });
+  });
+  const q = Array.from({ length: B }, () => positions(T));
+  const k = Array.from({ length: B }, () => positions(S));
+  return { inputs, B, T, S, tokens: inputTokens(mod, q, k), lengths: { q: Array(B).fill(T), k: Array(B).fill(S) }, sentences: [], notes: [] };
 }
 
-// Which (batch, query, key) cells are masked, and the mask input in the module's convention.
-function planMask(state, mod, plan, scenario, pairing) {
-  const { B, T, S } = plan;
+// The preset's own embedding table when the state picks it: checked against the width and the tokens.
+function presetTable(state, mod, d, sentences) {
+  const given = tables[state.table];
+  if (!given) throw new PageError(t('scenario.noTable'), 'source');
+  if (given.dim !== d) {
+    throw new PageError(t('scenario.tableDim', { table: state.table, dim: given.dim, width: mod.widthArg ?? t('scenario.theWidth') }), mod.widthArg ? `arg:${mod.widthArg}` : 'width');
+  }
+  sentences.forEach((tokens, i) => {
+    const unknown = tokens.find((tok) => !given.tokens.includes(tok));
+    if (unknown !== undefined) {
+      throw new PageError(t('scenario.notInTable', { token: unknown, table: state.table, tokens: given.tokens.join(', ') }), i === 1 ? 'text2' : 'text');
+    }
+  });
+  return { name: state.table, data: new Float32Array(given.weight), dim: given.dim, vocab: vocabFromTokens([...given.tokens]) };
+}
+
+// Query-side and key-side id rows, one per batch item.
+function pairRows(pairing, ids1, ids2) {
+  if (pairing === 'batch') return { qRows: [ids1, ids2], kRows: [ids1, ids2] };
+  if (pairing === 'cross') return { qRows: [ids1], kRows: [ids2] };
+  return { qRows: [ids1], kRows: [ids1] };
+}
+
+// The module's float inputs as rows of one table: the preset's (given as data), or a seeded
+// nn.Embedding the first input builds and the others take more rows of (`embedding.same_as`).
+function embeddedInputs(mod, table, { V, d, shapeQ, shapeK, qIds, kIds }) {
+  const [first, ...others] = mod.inputNames;
+  if (table) {
+    return [{ name: first, shape: shapeQ, data: lookup(table.data, d, qIds) },
+      ...others.map((name) => ({ name, shape: shapeK, data: lookup(table.data, d, kIds) }))];
+  }
+  return [{ name: first, shape: shapeQ, embedding: { num_embeddings: V, ids: qIds } },
+    ...others.map((name) => ({ name, shape: shapeK, embedding: { same_as: first, ids: kIds } }))];
+}
+
+// Typed sentences: tokens → ids of a vocabulary → embedding rows, padded into a batch or paired.
+function planText(state, mod, d, pairing) {
+  const s1 = sentence(state, 1);
+  const s2 = pairing !== 'one' ? sentence(state, 2) : null;
+  const sentences = s2 ? [s1.tokens, s2.tokens] : [s1.tokens];
+  const notes = [s1, s2].filter((s) => s?.dropped).map((s) => note('scenario.dropped', { max: MAX_TOKENS, n: s.dropped }));
+  if (pairing === 'batch') notes.push(note('scenario.batchNote', { pad: PAD }));
+  const table = state.source === 'table' ? presetTable(state, mod, d, sentences) : null;
+  const vocab = table ? table.vocab : buildVocab(sentences, { pad: pairing === 'batch' && state.source === 'embedding' });
+  const { qRows, kRows } = pairRows(pairing, vocab.ids(s1.tokens), s2 ? vocab.ids(s2.tokens) : null);
+  const padId = state.source === 'embedding' ? 0 : -1;   // -1: a zero row (the table has no <pad>)
+  const B = qRows.length;
+  const T = Math.max(...qRows.map((r) => r.length));
+  const S = Math.max(...kRows.map((r) => r.length));
+  const qIds = padIds(qRows, T, padId);
+  const kIds = padIds(kRows, S, padId);
+  const tok = (id) => (id < 0 ? PAD : tokenLabel(vocab.tokens[id]));
+  const perItem = (ids, n) => Array.from({ length: B }, (_, b) => ids.slice(b * n, b * n + n).map(tok));
+  const shapes = { V: vocab.tokens.length, d, shapeQ: mod.rank >= 3 ? [B, T, d] : [T, d], shapeK: [B, S, d], qIds, kIds };
+  return {
+    inputs: embeddedInputs(mod, table, shapes), B, T, S, sentences, vocab, table, notes, ids: { q: qIds, k: kIds },
+    tokens: inputTokens(mod, perItem(qIds, T), perItem(kIds, S)),
+    lengths: { q: qRows.map((r) => r.length), k: kRows.map((r) => r.length) },
+  };
+}
+
+// Token ids, one sentence per ids input (the Transformer's source and target, or one sequence):
+// of a trained model's vocabulary when one is loaded, else of the typed tokens (vocab_size then
+// defaults to their number).
+function planIds(state, mod, config, trained) {
+  const typed = mod.idNames.map((_, i) => sentence(state, i + 1));
+  const sentences = typed.map((s) => s.tokens);
+  const vocab = trained ? vocabFromTokens([...trained.vocab]) : buildVocab(sentences);
+  if (trained) checkInVocab(trained, vocab, typed);
+  const V = vocab.tokens.length;
+  const size = config.vocab_size ?? V;
+  if (trained && V !== size) {
+    throw new PageError(t('scenario.vocabMismatch', { vocab: trained.vocabName, V, size }), 'arg:vocab_size');
+  } else if (V > size) {
+    throw new PageError(t('scenario.vocabSmall', { V, size }), 'arg:vocab_size');
+  }
+  const ids = sentences.map((tokens) => vocab.ids(tokens));
+  // Queries run over the last sentence (the target), keys over the first (the source); the steps
+  // say which input each axis follows (step.tokens).
+  const [q, k] = [ids.at(-1), ids[0]];
+  return {
+    config: { ...config, vocab_size: size },
+    inputs: mod.idNames.map((name, i) => ({ name, shape: [1, ids[i].length], data: ids[i] })),
+    B: 1, T: q.length, S: k.length, sentences, vocab, table: null, notes: [], ids: { q, k },
+    tokens: Object.fromEntries(mod.idNames.map((name, i) => [name, [sentences[i].map(tokenLabel)]])),
+    lengths: { q: [q.length], k: [k.length] },
+  };
+}
+
+function checkInVocab(trained, vocab, sentences) {
+  sentences.forEach((s, i) => {
+    const missing = s.tokens.find((tok) => !vocab.index.has(tok));
+    if (missing === undefined) return;
+    const shown = trained.vocab.slice(0, 12).join(' ') + (trained.vocab.length > 12 ? ' …' : '');
+    throw new PageError(t('scenario.notInVocab', { token: missing, vocab: trained.vocabName, n: trained.vocab.length, shown }), i === 0 ? 'text' : 'text2');
+  });
+}
+
+// Which (batch, query, key) cells are masked, and the mask input in the module's convention:
+// {mask: {causal, padding, builtin, convention, at(b, q, k), shape?} | null, input | null, notes}.
+function planMask(state, mod, { B, T, S, lengths }, pairing) {
+  const batch = pairing === 'batch';
   if (mod.builtinCausal) {
-    if (pairing === 'batch') plan.notes.push(t('scenario.padVisible', { pad: PAD }));
-    return { kind: t('mask.builtin'), causal: true, padding: false, at: (b, q, k) => k > q };
+    return { mask: { causal: true, padding: false, builtin: true, at: (b, q, k) => k > q }, input: null, notes: batch ? [note('scenario.padVisible', { pad: PAD })] : [] };
   }
-  const padding = pairing === 'batch' && !!plan.lengths && plan.lengths.k.some((n) => n < S);
-  if (!mod.mask) {
-    if (pairing === 'batch') plan.notes.push(t('scenario.padAttended', { pad: PAD }));
-    return null;
-  }
+  if (!mod.mask) return { mask: null, input: null, notes: batch ? [note('scenario.padAttended', { pad: PAD })] : [] };
+  const padding = batch && lengths.k.some((n) => n < S);
   const causal = state.causal;
-  if (!causal && !padding) return null;
-  const lengths = plan.lengths.k;
-  const at = (b, q, k) => (causal && k > q) || (padding && k >= lengths[b]);
-  const data = new Float32Array(B * T * S);
+  if (!causal && !padding) return { mask: null, input: null, notes: [] };
+  const at = (b, q, k) => (causal && k > q) || (padding && k >= lengths.k[b]);
   const masked = mod.mask.maskedValue;
+  const data = new Float32Array(B * T * S);
   for (let b = 0; b < B; b++) for (let q = 0; q < T; q++) for (let k = 0; k < S; k++) {
     data[(b * T + q) * S + k] = at(b, q, k) ? masked : 1 - masked;
   }
   const shape = mod.mask.withHeads ? [B, 1, T, S] : [B, T, S];
-  scenario.inputs.push({ name: mod.mask.name, shape, data });
-  const parts = [causal && t('mask.causal'), padding && t('mask.padding')].filter(Boolean).join(' + ');
-  const convention = t(masked === 0 ? 'mask.seed000' : 'mask.seed003');
-  return { kind: t('mask.kind', { parts, convention }), causal, padding, at, shape };
+  const convention = masked === 0 ? 'zero' : 'nonzero';
+  return { mask: { causal, padding, builtin: false, convention, at, shape }, input: { name: mod.mask.name, shape, data }, notes: [] };
 }
 
-function planTransformer(state, info, plan, config, trained) {
-  const src = sentence(state, 1);
-  const tgt = sentence(state, 2);
-  plan.sentences = [src.tokens, tgt.tokens];
-  // A trained model's ids are its vocabulary's rows; otherwise ids follow the typed tokens.
-  const vocab = trained ? vocabFromTokens(trained.vocab) : buildVocab(plan.sentences);
-  if (trained) {
-    for (const [which, s] of [[1, src], [2, tgt]]) {
-      const missing = s.tokens.find((t) => !vocab.index.has(t));
-      if (missing !== undefined) {
-        const shown = trained.vocab.slice(0, 12).join(' ') + (trained.vocab.length > 12 ? ' …' : '');
-        throw new PageError(t('scenario.notInVocab', { token: missing, vocab: trained.vocabName, n: trained.vocab.length, shown }), which === 1 ? 'text' : 'text2');
-      }
-    }
-  }
-  plan.vocab = vocab;
-  const V = vocab.tokens.length;
-  if (config.vocab_size === null) config.vocab_size = V;
-  else if (trained && V !== config.vocab_size) {
-    throw new PageError(t('scenario.vocabMismatch', { vocab: trained.vocabName, V, size: config.vocab_size }), 'arg:vocab_size');
-  } else if (V > config.vocab_size) {
-    throw new PageError(t('scenario.vocabSmall', { V, size: config.vocab_size }), 'arg:vocab_size');
-  }
-  const [srcName, tgtName] = plan.mod.idNames;
-  const srcIds = vocab.ids(src.tokens);
-  const tgtIds = vocab.ids(tgt.tokens);
-  plan.main.inputs = [
-    { name: srcName, shape: [1, srcIds.length], data: srcIds },
-    { name: tgtName, shape: [1, tgtIds.length], data: tgtIds },
-  ];
-  plan.main.return_params = true;   // the module's own embedding.weight is the vocab table
-  const lab = (ts) => [ts.map(tokenLabel)];
-  // Encoder steps read the source sentence; decoder steps the target, and cross-attention keys the source.
-  plan.sides = { src: lab(src.tokens), tgt: lab(tgt.tokens) };
-  plan.labels = { q: lab(tgt.tokens), k: lab(src.tokens) };
-  plan.lengths = { q: [tgtIds.length], k: [srcIds.length] };
-  plan.B = 1; plan.T = tgtIds.length; plan.S = srcIds.length; plan.d = config.emb_dim;
-  plan.mask = null;
-  return plan;
+// Freezes the plan and everything in it, except typed arrays (which cannot be frozen, and which
+// nothing writes to) and the vocabulary's Map (read through vocab.ids / vocab.index only).
+function deepFreeze(value) {
+  if (value === null || typeof value !== 'object' || ArrayBuffer.isView(value) || value instanceof Map || Object.isFrozen(value)) return value;
+  for (const v of Object.values(value)) deepFreeze(v);
+  return Object.freeze(value);
 }
 
-// Runs the plan on the core: the optional first run, then the traced one.
-// weights: {name, bytes} of a loaded safetensors file, applied to the main module (not `pre`).
+// The plan: one scenario (`main`) for one core.run, and what the views label its result with:
+// {module, mod, config, pairing, main, sentences, vocab, table, tokens (labels per input name, per
+// batch item), lengths {q, k}, B, T, S, d, mask, notes [{key, params}], ids {q, k}}. Made whole in
+// one call and deep-frozen (deepFreeze): nothing edits a plan after it is made.
+// options.weights: the loaded trained weights (weights.js), whose vocabulary the Transformer's ids
+// follow; options.returnParams: also return the module's parameters (the GPU computes from them).
+export function planRun(state, info, { weights = null, returnParams = false } = {}) {
+  const mod = describeModule(info);
+  const config = moduleConfig(state, info);
+  checkConfig(info, config);
+  const pairing = pairingOf(mod, state.pairing);
+  const d = mod.widthArg ? config[mod.widthArg] : state.width;
+  let part;
+  if (mod.kind === 'ids') part = planIds(state, mod, config, weights?.vocab ? weights : null);
+  else part = isRandom(state) ? planRandom(state, mod, d) : planText(state, mod, d, pairing);
+  const masking = planMask(state, mod, part, pairing);
+  const finalConfig = part.config ?? config;
+  const train = state.train && finalConfig.dropout > 0 ? [note('scenario.trainNote', { pct: Math.round(finalConfig.dropout * 100), p: finalConfig.dropout })] : [];
+  const notes = [...part.notes, ...train, ...masking.notes];
+  const main = {
+    module: info.id, config: finalConfig, seed: state.seed, train: state.train, trace: true, return_inputs: true,
+    // The Transformer's own embedding.weight is its vocabulary table (the vocabulary view shows it).
+    ...(returnParams || mod.kind === 'ids' ? { return_params: true } : {}),
+    inputs: masking.input ? [...part.inputs, masking.input] : part.inputs,
+  };
+  return deepFreeze({
+    module: info.id, mod, config: finalConfig, pairing, main,
+    sentences: part.sentences, vocab: part.vocab ?? null, table: part.table ?? null, ids: part.ids ?? null,
+    tokens: part.tokens, lengths: part.lengths, B: part.B, T: part.T, S: part.S, d: mod.kind === 'ids' ? finalConfig.emb_dim : d,
+    mask: masking.mask, notes,
+  });
+}
+
+// Runs the plan on the core: one traced run. weights: {name, bytes} of a loaded safetensors file.
 export function runPlan(core, plan, weights = null) {
-  if (plan.pre) plan.fill(core.run(plan.pre));
   return core.run(plan.main, weights ? { weights: weights.bytes, weightsName: weights.name } : {});
 }
 
-// Token labels for the seq axes of one step: {q, k} per batch item. For the Transformer, encoder
-// steps see the source sentence and decoder steps the target (cross-attention keys: the source).
-export function stepLabels(plan, stepName) {
-  if (plan.sides) {
-    if (/^(src_|encoder\.)/.test(stepName)) return { q: plan.sides.src, k: plan.sides.src };
-    if (stepName === 'logits' || /^(tgt_|decoder\.)/.test(stepName)) {
-      return { q: plan.sides.tgt, k: /cross_attn\./.test(stepName) ? plan.sides.src : plan.sides.tgt };
-    }
-  }
-  if (plan.mod.kind === 'decoder' && /^self_attn\./.test(stepName)) return { q: plan.labels.q, k: plan.labels.q };
-  return plan.labels;
-}
+// The scenario fields a core error can name (error.field) and the control each belongs beside.
+const FIELD_CONTROLS = { module: 'module', seed: 'seed', train: 'train', weights: 'weights' };
 
-// Which control a core error belongs beside: the argument it names first, else the tokens box.
-export function controlForError(message, info) {
-  if (/^weights /.test(message)) return 'weights';
-  let best = null;
-  for (const arg of info.args) {
-    const m = new RegExp(`\\b${arg.name}\\b`).exec(message);
-    if (m && (best === null || m.index < best.index)) best = { index: m.index, control: `arg:${arg.name}` };
-  }
-  if (best) return best.control;
-  if (/mask/.test(message)) return 'causal';
+// Which control a core error belongs beside, from the scenario field it names: an argument's
+// field, the mask's (the causal box), the weights', else the tokens box.
+export function controlForError(error, mod) {
+  const field = error.field ?? '';
+  if (field.startsWith('config.')) return `arg:${field.slice('config.'.length)}`;
+  if (field in FIELD_CONTROLS) return FIELD_CONTROLS[field];
+  if (mod?.mask && field === `inputs.${mod.mask.name}`) return 'causal';
   return 'text';
 }

@@ -1,9 +1,10 @@
-// Says in words what a traced step did to the shape of the tensor before it: a view that splits
-// d_model into heads × d_head, a transpose, a concat, a matmul contracting d_head... The step
-// cards (views/step-card.js) print it under each step's named shape, in the page's language (i18n.js).
+// Says in words what a traced step did, from its typed op, ops, attrs and inputs (core/SCENARIO.md
+// "Typed steps"), and how its shape changed from its own first input (a step, a module input or a
+// parameter). The step cards (views/step-card.js) print it under each step's named shape, in the
+// page's language (i18n.js); pipeline.js resolves each step's first input (sourceOf, inputAsStep).
 
 import { t } from './i18n.js';
-import { namedShape, prod } from './tensor.js';
+import { formatFill, namedShape, prod } from './tensor.js';
 
 // Dims (as name=size) present in `a` but not in `b`, by name and size.
 function missing(a, b) {
@@ -20,79 +21,97 @@ function sameShape(a, b) {
   return a.shape.length === b.shape.length && a.shape.every((n, i) => n === b.shape[i]);
 }
 
-// One sentence for the operation itself, from the seed's code line and the core's call.
-function operation(step, prev) {
-  const code = `${step.code} ${step.cpp}`;
-  const last = step.shape.at(-1);
-  const lastName = step.dims.at(-1);
-  if (/embedding\(/.test(step.cpp)) return t('change.embedding');
-  if (/positional_encoding\(/.test(step.cpp)) return t('change.posTable');
-  if (/add_positional|add\(x, pe\)/.test(step.cpp)) return t('change.addPos');
-  if (/split_heads/.test(step.cpp) || (/\.view\(|\.reshape\(/.test(step.code) && /transpose\(1, 2\)/.test(step.code) && step.shape.length > (prev?.shape.length ?? 0))) {
-    const heads = step.shape[step.dims.indexOf('heads')];
-    const width = heads * last;
-    return t(/linear\(/.test(step.cpp) ? 'change.splitHeadsLinear' : 'change.splitHeads', { width, heads, lastName, last });
-  }
-  if (/merge_heads|_combine_heads|contiguous\(\)\.view|\.reshape\(batch/.test(code) && prev && step.shape.length < prev.shape.length) {
-    const h = prev.shape[prev.dims.indexOf('heads')];
-    return t('change.mergeHeads', { h, dim: prev.dims.at(-1), size: prev.shape.at(-1), lastName, last });
-  }
-  if (/\.view\(\{B, T, H, 3 \* D\}\)|reshape\(batch_size, seq_len, self.num_heads, 3/.test(code)) {
-    return t('change.fusedQkv', { heads: step.shape[2], last });
-  }
-  if (/\.chunk\(|\.slice\(/.test(code)) {
-    const which = { q: 'first', k: 'second', v: 'last' }[step.name.split('.').at(-1)] ?? 'one';
-    return t(`change.chunk.${which}`, { width: 3 * last, lastName, last });
-  }
-  if (/cat_last|torch\.cat/.test(code)) {
-    return t('change.cat', { lastName, last });
-  }
-  if (/np\.max|max over the axis/.test(code)) return t('change.softmaxMax');
-  if (/np\.exp|exp\(x - max\)/.test(code)) return t('change.softmaxExp');
-  if (/masked_fill/.test(code)) return t('change.maskedFill', { fill: /-1e9/.test(code) ? '−1e9' : '−∞' });
-  if (/dropout\(/.test(step.cpp)) return t('change.dropout');
-  if (/softmax/.test(code)) return t('change.softmax', { dim: step.dims.at(-1) });
-  if (/layer_norm/.test(code)) return t('change.layerNorm');
-  if (/relu\(linear/.test(code)) return t('change.ffn', { lastName, last });
-  if (/^add\(/.test(step.cpp)) return t('change.residual');
-  if (/x @ (self\.)?W_|linear\(x|self\.W_\w+\(|self\.w_\w+\(|linear_\w\(x\)/.test(code) && !/matmul|einsum/.test(step.cpp)) {
-    return t('change.projection', { lastName, last });
-  }
-  if (/matmul|einsum| @ /.test(code)) {
-    if (/^seq_q$/.test(step.dims.at(-2) ?? '') && /^seq_k$/.test(lastName)) {
-      return t('change.scores');
-    }
-    return t('change.weightedSum');
-  }
-  if (/mul_scalar|div_scalar/.test(code)) return t('change.scaled');
-  if (/linear\(|@ W_|self\.W_|self\.w_|fc_out|out_proj|W_O/.test(code)) {
-    return t('change.linear', { lastName, last });
-  }
-  if (/transpose/.test(code)) return t('change.transpose');
+const sizeOf = (s, dim) => s.shape[s.dims.indexOf(dim)];
+const last = (s) => ({ lastName: s.dims.at(-1), last: s.shape.at(-1) });
+
+// q @ kᵀ over the seq_q × seq_k grid is the scores; x @ W with W a parameter is a projection.
+function matmulSentence(step) {
+  if (step.attrs.transpose_b && step.dims.at(-2) === 'seq_q' && step.dims.at(-1) === 'seq_k') return t('change.scores');
+  if (step.inputs[1]?.param) return t('change.projection', last(step));
   return '';
 }
 
-// prev: the step before (or the module's input as a pseudo-step), step: this one.
-export function describeChange(prev, step) {
-  const op = operation(step, prev);
-  if (!prev) return op;
-  let shape;
-  if (sameShape(prev, step) && prev.dims.join() === step.dims.join()) shape = t('change.sameShape', { prev: prev.name });
-  else if (prod(prev.shape) === prod(step.shape) && prev.shape.length === step.shape.length
-    && missing(prev, step).length === 0) shape = t('change.reordered', { prev: prev.name });
-  else shape = t('change.from', { prev: prev.name, shape: namedShape(prev.dims, prev.shape) });
+// The heads put side by side again: `from` has a heads dim, the step has none.
+function mergeSentence(step, from) {
+  if (!from?.dims.includes('heads') || step.dims.includes('heads')) return '';
+  return t('change.mergeHeads', { h: sizeOf(from, 'heads'), dim: from.dims.at(-1), size: from.shape.at(-1), ...last(step) });
+}
+
+function splitSentence(step) {
+  const heads = sizeOf(step, 'heads');
+  const params = { width: heads * step.shape.at(-1), heads, ...last(step) };
+  return t(step.ops.includes('linear') ? 'change.splitHeadsLinear' : 'change.splitHeads', params);
+}
+
+const CHUNK = ['first', 'second', 'last'];
+
+// One sentence per op: (step, from, inputOp) -> text. `from` is the step's first input as a step
+// (or pseudo-step), inputOp(i) the op of its i-th input when that is a step. Ops folded into one
+// line (step.ops) pick the sentence of the op that gives the line its meaning.
+const SENTENCES = {
+  embedding: () => t('change.embedding'),
+  positional_encoding: () => t('change.posTable'),
+  add: (s, from, inputOp) => t([0, 1].some((i) => inputOp(i) === 'positional_encoding') ? 'change.addPos' : 'change.residual'),
+  linear: (s) => t(s.inputs[0]?.input ? 'change.projection' : 'change.linear', last(s)),
+  matmul: matmulSentence,
+  weighted_sum: () => t('change.weightedSum'),
+  split_heads: splitSentence,
+  merge_heads: mergeSentence,
+  view: (s, from) => (s.ops.includes('linear') && s.dims.includes('heads')
+    ? t('change.fusedQkv', { heads: sizeOf(s, 'heads'), last: s.shape.at(-1) })
+    : mergeSentence(s, from)),
+  transpose: (s) => t(s.ops.includes('weighted_sum') ? 'change.weightedSum' : 'change.transpose'),
+  chunk: (s) => t(`change.chunk.${CHUNK[s.attrs.index] ?? 'one'}`, { width: s.attrs.chunks * s.shape.at(-1), ...last(s) }),
+  concat: (s) => t('change.cat', last(s)),
+  scale: (s) => (s.ops.includes('matmul') ? matmulSentence(s) : t('change.scaled')),
+  masked_fill: (s) => t('change.maskedFill', { fill: formatFill(Number(s.attrs.fill)) }),
+  softmax: (s) => t('change.softmax', { dim: s.dims.at(-1) }),
+  dropout: () => t('change.dropout'),
+  layer_norm: () => t('change.layerNorm'),
+  relu: (s) => (s.ops.includes('linear') ? t('change.ffn', last(s)) : ''),
+  amax: () => t('change.softmaxMax'),
+  exp: () => t('change.softmaxExp'),
+};
+
+// How the shape relates to `from`'s: the same, the same numbers reordered, or changed from it.
+function shapeSentence(from, step) {
+  if (sameShape(from, step) && from.dims.join() === step.dims.join()) return t('change.sameShape', { prev: from.name });
+  if (prod(from.shape) === prod(step.shape) && from.shape.length === step.shape.length && missing(from, step).length === 0) {
+    return t('change.reordered', { prev: from.name });
+  }
+  return t('change.from', { prev: from.name, shape: namedShape(from.dims, from.shape) });
+}
+
+// from: the step's first input as a step or pseudo-step ({name, shape, dims}) or null;
+// inputOp(i): the op of the step's i-th input when it is a step.
+export function describeChange(step, from, inputOp = () => null) {
+  const op = SENTENCES[step.op]?.(step, from, inputOp) ?? '';
+  if (!from) return op;
+  const shape = shapeSentence(from, step);
   return op ? t('change.withOp', { op, shape }) : t('change.shapeOnly', { shape });
 }
 
-// A pseudo-step for the module's first input, so the first card also says how it changed.
-export function inputAsStep(input, plan) {
-  if (!input) return null;
-  const n = input.shape.length;
-  let dims;
-  if (plan.mod.kind === 'ids') dims = ['batch', 'seq'];
-  else {
-    const width = plan.mod.widthArg ?? 'd';
-    dims = n === 2 ? ['seq', width] : n === 3 ? ['batch', 'seq', width] : input.shape.map((_, i) => `dim${i}`);
-  }
-  return { name: t('change.input', { name: input.name }), shape: input.shape, dims };
+// The tensor a step is read from, as {step}, {input} or {param}: its first input; an embedding's
+// rows are looked up by the ids of a module input (attrs.ids_input).
+export function sourceOf(step) {
+  if (step.op === 'embedding' && step.attrs.ids_input) return { input: step.attrs.ids_input };
+  return step.inputs[0] ?? null;
+}
+
+// Leading dims the module table writes as '...': one is the batch, more are numbered.
+function expandDims(dims, n) {
+  const at = dims.indexOf('...');
+  if (at < 0) return dims.length === n ? dims : null;
+  const lead = n - (dims.length - 1);
+  if (lead < 0) return null;
+  const names = lead === 1 ? ['batch'] : Array.from({ length: lead }, (_, i) => `dim${i}`);
+  return [...dims.slice(0, at), ...names, ...dims.slice(at + 1)];
+}
+
+// A module input or a parameter as a pseudo-step, so a card can say how its step changed it.
+// tensor: {name, shape} from the result's inputs or params; dims: the module table's, if any.
+export function inputAsStep(tensor, dims, isInput) {
+  if (!tensor) return null;
+  const named = (dims && expandDims(dims, tensor.shape.length)) ?? tensor.shape.map((_, i) => `dim${i}`);
+  return { name: isInput ? t('change.input', { name: tensor.name }) : tensor.name, shape: tensor.shape, dims: named };
 }

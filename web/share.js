@@ -13,7 +13,7 @@ function attr(name, value) {
 
 // The state's hash as element attributes (state.js field names, lower-cased by HTML anyway);
 // `config` holds the module's own arguments.
-export function elementSnippet(state, scriptUrl) {
+function elementSnippet(state, scriptUrl) {
   const params = new URLSearchParams(toHash({ ...state, embed: false }));
   let attrs = '';
   for (const [key, value] of params) {
@@ -23,7 +23,7 @@ export function elementSnippet(state, scriptUrl) {
   return `<script type="module" src="${scriptUrl}"></script>\n<attention-playground${attrs}></attention-playground>`;
 }
 
-export function iframeSnippet(link) {
+function iframeSnippet(link) {
   const src = link.replace(/&/g, '&amp;').replace(/"/g, '&quot;');
   return `<iframe src="${src}" title="Attention Playground" width="100%" height="900" loading="lazy"></iframe>`;
 }

@@ -1,7 +1,7 @@
 // The whole page state as one declared schema: every control reads and writes a field here, and
 // the state round-trips through the URL hash so any view is a shareable link. Module arguments
 // live per module (config[moduleId][arg]) so switching modules and back keeps what was typed.
-// presets.js holds named states; main.js owns the one live copy.
+// presets.js holds named states, link.js reads and writes links; page.js owns the one live copy.
 
 import { t } from './i18n.js';
 
@@ -37,7 +37,7 @@ export const schema = {
 
 // Values for required arguments the core gives no default for: the page's default scenario is a
 // d_model 64, 4-head model, small enough to recompute on every keystroke.
-export const ARG_DEFAULTS = {
+const ARG_DEFAULTS = {
   d_in: 64, d_out: 64, context_length: 32, dropout: 0.1, num_heads: 4, d_model: 64,
   dim_in: 64, dim_k: 64, dim_v: 64, emb_dim: 64, ffn_dim: 128, num_layers: 2, vocab_size: null,
 };
@@ -60,7 +60,7 @@ export function moduleConfig(state, info) {
   return config;
 }
 
-export const MAX_LINK_TEXT = 2000;  // characters of one string field in a link
+const MAX_LINK_TEXT = 2000;  // characters of one string field in a link
 
 // A link's `config`: {module: {argument: number | boolean | null}}; anything else is refused.
 function validConfig(v) {
@@ -114,12 +114,12 @@ export function hashProblems(hash, { modules = null, presets = [] } = {}) {
   return problems;
 }
 
-// Only fields that differ from the defaults go into the hash, so links stay short.
 // The names of a comma-separated field (hide, steps), blanks around them ignored.
 export function names(value) {
   return value.split(',').map((s) => s.trim()).filter(Boolean);
 }
 
+// Only fields that differ from the defaults go into the hash, so links stay short.
 export function toHash(state) {
   const params = new URLSearchParams();
   for (const [key, field] of Object.entries(schema)) {

@@ -1,9 +1,6 @@
 // Small helpers over the core's flat row-major tensors ({shape, dims, data}): picking the 2-D slice
 // a heatmap shows and printing shapes with named dims. Views (views/*.js) and checks.js use them.
 
-// The two fill values of masked scores: -inf (seeds 000, 004) and -1e9 (seed 003).
-export const isMaskFill = (v) => v === -Infinity || v === -1e9;
-
 export const prod = (shape) => shape.reduce((a, b) => a * b, 1);
 
 export function strides(shape) {
@@ -13,8 +10,6 @@ export function strides(shape) {
   return s;
 }
 
-const SEQ = /^seq/;
-
 // Which two dims a heatmap draws: rows = the first sequence-like dim (so rows are tokens), columns =
 // the last dim (or the second sequence dim, for seq_q × seq_k scores). Every other dim is fixed
 // by a selector (batch, heads, ...).
@@ -22,7 +17,7 @@ export function heatmapAxes(dims, shape) {
   const n = shape.length;
   if (n === 0) return { row: -1, col: -1 };
   if (n === 1) return { row: -1, col: 0 };
-  let row = dims.findIndex((d) => SEQ.test(d));
+  let row = dims.findIndex((d) => d.startsWith('seq'));
   if (row < 0 || row === n - 1) row = n - 2;
   return { row, col: n - 1 };
 }
@@ -46,6 +41,11 @@ export function slice2d(tensor, axes, fixed) {
 export function namedShape(dims, shape) {
   // A broadcast dim the core names by its size ("1") reads better as just that.
   return `(${shape.map((n, i) => (dims?.[i] === String(n) ? String(n) : `${dims?.[i] ?? `dim${i}`}=${n}`)).join(', ')})`;
+}
+
+// What masked scores become (a masked_fill step's attrs.fill), as the seeds write it: −∞ or −1e9.
+export function formatFill(v) {
+  return Number.isFinite(v) ? v.toExponential().replace('e+', 'e').replace('-', '−') : formatValue(v);
 }
 
 export function formatValue(v, digits = 4) {

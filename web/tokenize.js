@@ -1,4 +1,4 @@
-// Turns typed text into tokens and tokens into ids. Used by main.js (the chips) and scenario.js
+// Turns typed text into tokens and tokens into ids. Used by view-data.js (the chips) and scenario.js
 // (the ids fed to nn.Embedding). Word level keeps "<bos>"-style markers and contractions whole and
 // splits Han/kana characters one per token, since those scripts write words without spaces.
 

@@ -8,14 +8,14 @@ import { t } from './i18n.js';
 
 // Reads a file (or any ArrayBuffer) and lists it with the core; throws the core's Error for a
 // damaged file. Returns {name, bytes, tensors: [{name, dtype, shape}]}.
-export function loadWeightsFromBuffer(core, name, arrayBuffer) {
+function loadWeightsFromBuffer(core, name, arrayBuffer) {
   const bytes = new Uint8Array(arrayBuffer);
   return { name, bytes, tensors: core.weightsListing(bytes) };
 }
 
 // A vocabulary as export_state_dict.py writes it ({"tokens": [...]}, or a bare list of strings):
 // the tokens in embedding-row order. Throws an Error naming the file and the rule.
-export function parseVocab(name, text) {
+function parseVocab(name, text) {
   let v;
   try {
     v = JSON.parse(text);

@@ -70,7 +70,7 @@ test('lang=zh shows Chinese headings, labels, step explanations and checks, and 
 
   // Step explanations: how each shape changed, in Chinese; the code line itself stays PyTorch.
   assert.equal(await changeOf(page, 'keys_heads'),
-    'view 把最后一维（64）拆成 heads=4 × d_head=16，再用 transpose(1, 2) 把 heads 维移到词元之前：每个头用自己的 16 列计算注意力（不复制数据）。形状：由 values (batch=1, seq=11, d_out=64) 变换而来。');
+    'view 把最后一维（64）拆成 heads=4 × d_head=16，再用 transpose(1, 2) 把 heads 维移到词元之前：每个头用自己的 16 列计算注意力（不复制数据）。形状：由 keys (batch=1, seq=11, d_out=64) 变换而来。');
   assert.match(await changeOf(page, 'attn_weights'), /^沿 seq_k 做 softmax：形状不变，每一行都成为概率分布（和为 1）。形状：与 attn_scores_masked 形状相同。$/);
   const changes = await page.locator('[data-testid="step"] .change').allTextContents();
   assert.equal(changes.length, 12);

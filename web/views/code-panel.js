@@ -51,6 +51,8 @@ export function createCodePanel(container) {
   cpp.code.dataset.testid = 'code-cpp';
   container.append(title, py.wrap, cpp.wrap);
   return {
+    // Scrolls the panel's card into view (a step's "Code" button was pressed).
+    reveal: () => container.closest('section')?.scrollIntoView({ block: 'nearest' }),
     // step: {name, code, cpp} or null; index: its position in the pipeline
     update(step, index) {
       py.relabel();

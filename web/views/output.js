@@ -7,6 +7,39 @@ import { formatValue, namedShape } from '../tensor.js';
 
 const SHOWN = 8;
 
+function cell(tag, text, scope) {
+  const el = document.createElement(tag);
+  if (scope) el.scope = scope;
+  el.textContent = text;
+  return el;
+}
+
+// The header row: the row dim, then the first columns (their labels or indices) and "n more".
+function headRow(dims, colLabels, n, C) {
+  const tr = document.createElement('tr');
+  tr.append(cell('th', dims.at(-2) ?? '', 'col'));
+  for (let c = 0; c < n; c++) tr.append(cell('th', colLabels?.[c] ?? `[${c}]`, 'col'));
+  if (C > n) tr.append(cell('th', t('ui.more', { n: C - n })));
+  const thead = document.createElement('thead');
+  thead.append(tr);
+  return thead;
+}
+
+// One row per token of batch item `batch`: its label and its first n values.
+function bodyRows(output, labels, batch, { T, C, n }) {
+  const tbody = document.createElement('tbody');
+  for (let r = 0; r < T; r++) {
+    const row = document.createElement('tr');
+    row.dataset.testid = 'output-row';
+    row.append(cell('th', labels?.length === T ? labels[r] : String(r), 'row'));
+    const base = (batch * T + r) * C;
+    for (let c = 0; c < n; c++) row.append(cell('td', formatValue(output.data[base + c])));
+    if (C > n) row.append(document.createElement('td'));
+    tbody.append(row);
+  }
+  return tbody;
+}
+
 export function createOutputView(container) {
   const head = document.createElement('p');
   head.className = 'shape';
@@ -34,58 +67,18 @@ export function createOutputView(container) {
     const B = shape.length >= 3 ? shape.slice(0, -2).reduce((a, b) => a * b, 1) : 1;
     batch = Math.min(batch, B - 1);
     if (select.options.length !== B) {
-      select.replaceChildren(...Array.from({ length: B }, (_, b) => {
-        const o = document.createElement('option');
-        o.value = String(b);
-        o.textContent = String(b);
-        return o;
-      }));
+      select.replaceChildren(...Array.from({ length: B }, (_, b) => cell('option', String(b))));
+      for (const o of select.options) o.value = o.textContent;
     }
     select.value = String(batch);
     label.hidden = B < 2;
     head.textContent = `${output.name} ${namedShape(dims, shape)}`;
     const n = Math.min(SHOWN, C);
-    const tr = document.createElement('tr');
-    const corner = document.createElement('th');
-    corner.scope = 'col';
-    corner.textContent = dims.at(-2) ?? '';
-    tr.append(corner);
-    for (let c = 0; c < n; c++) {
-      const th = document.createElement('th');
-      th.scope = 'col';
-      th.textContent = colLabels?.[c] ?? `[${c}]`;
-      tr.append(th);
-    }
-    if (C > n) {
-      const th = document.createElement('th');
-      th.textContent = t('ui.more', { n: C - n });
-      tr.append(th);
-    }
-    const thead = document.createElement('thead');
-    thead.append(tr);
-    const tbody = document.createElement('tbody');
-    const labels = rowLabels?.[batch] ?? rowLabels?.[0];
-    for (let t = 0; t < T; t++) {
-      const row = document.createElement('tr');
-      row.dataset.testid = 'output-row';
-      const th = document.createElement('th');
-      th.scope = 'row';
-      th.textContent = labels?.length === T ? labels[t] : String(t);
-      row.append(th);
-      const base = (batch * T + t) * C;
-      for (let c = 0; c < n; c++) {
-        const td = document.createElement('td');
-        td.textContent = formatValue(output.data[base + c]);
-        row.append(td);
-      }
-      if (C > n) row.append(document.createElement('td'));
-      tbody.append(row);
-    }
-    table.replaceChildren(thead, tbody);
+    table.replaceChildren(headRow(dims, colLabels, n, C), bodyRows(output, rowLabels?.[batch] ?? rowLabels?.[0], batch, { T, C, n }));
   }
 
   return {
-    // d: {output: {name, shape, data}, dims, rowLabels (per batch), colLabels?}
+    // d: {output: {name, shape, data}, dims, rowLabels (per batch item), colLabels?}
     update(d) {
       data = d;
       draw();

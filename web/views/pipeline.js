@@ -1,14 +1,29 @@
 // The step pipeline: one card per traced step, in the order the forward computes them. Cards are
 // reused by position across keystrokes (same module => same steps), so a redraw only updates
-// text and repaints canvases. step-card.js draws each card.
+// text and repaints canvases. step-card.js draws each card; shapes.js words each step's change
+// from its own first input (a step, a module input or a parameter of the result).
 
-import { inputAsStep } from '../shapes.js';
-import { stepLabels } from '../scenario.js';
+import { inputAsStep, sourceOf } from '../shapes.js';
 import { createStepCard } from './step-card.js';
+
+// The tensor a step reads first, as a step or a pseudo-step with named dims.
+function resolver(result, plan) {
+  const steps = new Map((result.steps ?? []).map((s) => [s.name, s]));
+  const find = (list, name) => list?.find((x) => x.name === name);
+  return (ref) => {
+    if (ref?.step) return steps.get(ref.step) ?? null;
+    if (ref?.input) return inputAsStep(find(result.inputs, ref.input), plan.mod.dims[ref.input], true);
+    if (ref?.param) return inputAsStep(find(result.params, ref.param), null, false);
+    return null;
+  };
+}
 
 export function createPipeline(list, { onSelect }) {
   const cards = [];
   return {
+    element: list,
+    // Heatmap width for the cards: the column's, less the card's padding.
+    measureWidth: () => Math.max(240, list.clientWidth - 34),
     // result: the core's result; plan: scenario.js's plan; width: px for a heatmap; selected: step name;
     // only: the step names a lesson shows (a Set), or null for all.
     update({ result, plan, width, selected, only = null }) {
@@ -19,18 +34,13 @@ export function createPipeline(list, { onSelect }) {
         list.append(card.element);
       }
       while (cards.length > steps.length) cards.pop().remove();
-      const input = inputAsStep(result.inputs?.[0], plan);
-      let prev = input;
+      const resolve = resolver(result, plan);
       const vocab = plan.vocab?.tokens;
       steps.forEach((step, i) => {
-        // Each of MultiHeadAttentionWrapper's heads starts again from the module's input.
-        const head = /^heads\.\d+\./.exec(step.name)?.[0];
-        if (head && input && prev && !prev.name.startsWith(head)) prev = input;
-        cards[i].update(step, {
-          index: i, prev, labels: stepLabels(plan, step.name), vocab, mask: plan.mask, width, selected: step.name === selected,
-        });
+        const from = resolve(sourceOf(step));
+        const inputOp = (k) => (step.inputs[k]?.step ? resolve(step.inputs[k])?.op ?? null : null);
+        cards[i].update(step, { index: i, from, inputOp, plan, vocab, mask: plan.mask, width, selected: step.name === selected });
         cards[i].element.hidden = !!only && !only.has(step.name);
-        prev = step;
       });
     },
   };

@@ -4,7 +4,7 @@
 import { t } from '../i18n.js';
 
 // "2, 1 0.1" -> [2, 1, 0.1]; throws an Error naming the first token that is not a number.
-export function parseNumbers(text) {
+function parseNumbers(text) {
   const tokens = text.split(/[\s,]+/).filter(Boolean);
   if (tokens.length === 0) throw new Error(t('softmax.empty'));
   return tokens.map((token, i) => {
@@ -15,7 +15,7 @@ export function parseNumbers(text) {
 }
 
 // els: {input, rows (tbody), sum, error}; onResult(result) is told of each good result.
-// Returns {recompute} (main.js calls it on a language switch).
+// Returns {recompute} (events.js calls it on a language switch).
 export function createSoftmaxCard(core, els, onResult) {
   function draw(xs, ys) {
     els.rows.replaceChildren(...xs.map((x, i) => {

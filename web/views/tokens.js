@@ -1,5 +1,5 @@
 // The token chips under a text box: each token as typed (set as text, never HTML) with its id in
-// the vocabulary. main.js gives it the tokens from tokenize.js and the ids from the plan.
+// the vocabulary. page.js gives it the tokens and ids (view-data.js chipsData, from the plan).
 
 import { lang, t } from '../i18n.js';
 import { PAD, tokenLabel } from '../tokenize.js';
@@ -7,8 +7,10 @@ import { PAD, tokenLabel } from '../tokenize.js';
 export function createChips(list) {
   let key = '';
   return {
-    // tokens: strings; ids: numbers or null (no vocabulary yet); padTo: pad chips up to this length
-    update(tokens, ids, padTo = tokens.length) {
+    // tokens: strings; ids: numbers or null (no vocabulary yet); padTo: pad chips up to this length;
+    // hidden: no such sentence in this state (its box is hidden too)
+    update(tokens, ids, padTo = tokens.length, hidden = false) {
+      list.hidden = hidden;
       const next = `${tokens.join('\u0000')}|${ids?.join(',') ?? ''}|${padTo}|${lang()}`;
       if (next === key) return;
       key = next;

@@ -1,5 +1,5 @@
 // The vocabulary table: each distinct token, its id, and its embedding row (the first few of its
-// d numbers) as nn.Embedding or the preset's table gives it. main.js collects the rows.
+// d numbers) as nn.Embedding or the preset's table gives it. view-data.js collects the rows.
 
 import { t } from '../i18n.js';
 import { formatValue } from '../tensor.js';
@@ -18,7 +18,8 @@ export function createVocabView(container) {
   scroll.append(table);
   container.append(caption, scroll);
   return {
-    // v: {title, tokens, rows (V×d Float32Array or null), d} or null (random inputs: no vocabulary)
+    // v: {title, tokens, rows (V×d Float32Array or null), d, seen? (per id: its row is known)} or
+    // null (random inputs: no vocabulary). A row nobody looked up (an unused <pad>) stays blank.
     update(v) {
       container.hidden = false;
       if (!v) {
@@ -45,7 +46,7 @@ export function createVocabView(container) {
         tr.append(idCell, tokCell);
         for (let i = 0; i < n; i++) {
           const td = document.createElement('td');
-          td.textContent = v.rows ? formatValue(v.rows[id * v.d + i]) : '';
+          td.textContent = v.rows && (!v.seen || v.seen[id]) ? formatValue(v.rows[id * v.d + i]) : '';
           tr.append(td);
         }
         if (v.d > n) tr.append(document.createElement('td'));

@@ -1,0 +1,20 @@
+// window.playground: what tests, scripts/measure-*.mjs and course pages read of a live page. Every
+// name is used from outside: keep them and their behaviour. getPage() is null until the core has
+// loaded (page.js holds the state, the last run and the views' latest results).
+
+export function exposeHooks(getPage) {
+  window.playground = {
+    // The latest result of either card (the pipeline's or the softmax card's), and each one's.
+    result: () => getPage()?.results.latest ?? null,
+    pipelineResult: () => getPage()?.results.pipeline ?? null,
+    softmaxResult: () => getPage()?.results.softmax ?? null,
+    get backend() { return getPage()?.backend; },   // backend.js's panel: compare, gpu(), last(), idle()
+    get core() { return getPage()?.core; },         // the loaded WASM core (bindings/attention.mjs API)
+    // The link of the view on screen, written into the address bar first.
+    link: () => getPage().link.now(),
+    state: () => structuredClone(getPage().state),
+    // The WASM heap: memory size and bytes malloc holds now (soak tests watch both for growth).
+    heap: () => ({ wasmMemoryBytes: getPage().core.heapBytes(), wasmMallocBytes: getPage().core.heapUsed() }),
+    plan: () => getPage()?.last?.plan ?? null,     // scenario.js's frozen plan of the last good run
+  };
+}
