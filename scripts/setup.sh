@@ -2,12 +2,16 @@
 # Installs what the project needs on Debian 12 and is missing, then the npm packages.
 # Idempotent and quiet: on a ready machine it checks and returns in a second or two.
 #   scripts/setup.sh              build + test dependencies
-#   scripts/setup.sh --fixtures   also python3-torch, to regenerate tests/fixtures with PyTorch
+#   scripts/setup.sh --fixtures   also python3-torch, to regenerate tests/fixtures with PyTorch, and
+#                                 libopenblas0-pthread: Debian's torch multiplies matrices with
+#                                 whatever libblas.so.3 the alternatives point at (the reference
+#                                 BLAS, ~2 GFLOP/s, when only libblas3 is there): npm run bench
+#                                 compares against PyTorch on OpenBLAS (tests/bench/torch_bench.py)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 packages=(cmake g++ emscripten libxsimd-dev catch2 nlohmann-json3-dev chromium valgrind)
-[[ "${1:-}" == "--fixtures" ]] && packages+=(python3-torch python3-numpy)
+[[ "${1:-}" == "--fixtures" ]] && packages+=(python3-torch python3-numpy libopenblas0-pthread)
 
 missing=()
 for p in "${packages[@]}"; do

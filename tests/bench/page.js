@@ -9,6 +9,11 @@
 // Every backend gets the same x and weights (the core's, which are PyTorch's for seed 0), the same
 // timing protocol (timed() below) and the same warm-up; each timed call takes x in and hands the
 // output back as a Float32Array, which is checked against PyTorch's output.
+// The training table (window.bench.train): one optimizer step of each case torch_bench.py --train
+// wrote (build/bench/train_<case>.*), on
+//   core-wasm    the page's core (bindings/attention.mjs, build/wasm/attention.js): core.trainer(scenario).step()
+//   tfjs-wasm    the same model in tfjs ops, tf.variableGrads + tf.train.adam(1e-3) (tfjs has no AdamW)
+// the first step's loss and gradients checked against PyTorch's.
 import createAttentionBench from '/build/wasm/bench/attention-bench.js';
 import * as ortWasm from '/node_modules/onnxruntime-web/dist/ort.wasm.min.mjs';
 import * as ortGpu from '/node_modules/onnxruntime-web/dist/ort.webgpu.min.mjs';
@@ -79,8 +84,9 @@ function problem(B, T, C, H, keep = false) {
 // scale, heads, parameter names): the bench build of the core returns no results, so the page's
 // core (bindings/attention.mjs) runs the module once on one token, loaded on first use only.
 let pageCore = null;
+const loadPageCore = async () => (pageCore ??= await (await import('/bindings/attention.mjs')).loadAttention());
 async function attentionOf(C, H) {
-  pageCore ??= await (await import('/bindings/attention.mjs')).loadAttention();
+  await loadPageCore();
   const scenario = { module: 'MultiHeadAttention', config: { d_model: C, num_heads: H },
     inputs: ['Q', 'K', 'V'].map((name) => ({ name, shape: [1, 1, C], init: 'randn' })) };
   return pageCore.run(scenario).attention;
@@ -168,6 +174,228 @@ async function tfjsRun(backend, B, T, C, H, protocol) {
   }
 }
 
+// ---- Training ------------------------------------------------------------------------------
+
+// A training case as torch_bench.py --train wrote it: the manifest (scenario, parameter names and
+// shapes, the first step's loss), PyTorch's parameters before the first step and its gradients,
+// split per parameter, and the float inputs (mha: x, then the target).
+async function trainCase(name) {
+  const manifest = await (await fetch(`/build/bench/train_${name}.json`)).json();
+  const split = (bytes, shapes) => {
+    const all = new Float32Array(bytes.buffer, bytes.byteOffset, bytes.byteLength / 4);
+    let off = 0;
+    return shapes.map((shape) => {
+      const n = shape.reduce((a, b) => a * b, 1);
+      const v = all.subarray(off, off + n);
+      off += n;
+      return v;
+    });
+  };
+  const shapes = manifest.params.map((p) => p.shape);
+  const files = await Promise.all(['params', 'grads', 'inputs'].map((k) => fetchBytes(`/build/bench/train_${name}.${k}.f32`)));
+  if (files.some((f) => !f)) throw new Error(`build/bench/train_${name}.*.f32 missing (torch_bench.py --train ${name} writes them)`);
+  return { manifest, params: split(files[0], shapes), grads: split(files[1], shapes), inputs: split(files[2], manifest.inputs) };
+}
+
+// The first step against PyTorch's: the loss (relative difference) and, per parameter, max |diff|
+// over the parameter's largest |gradient|, floored at 1e-3 of the largest of all (a gradient that
+// is 0 in exact arithmetic, seed 000's W_K.bias, is rounding noise everywhere) -- train_bench.cpp
+// checks the native core the same way.
+function checkStep(loss, grads, c) {
+  let global = 0;
+  for (const r of c.grads) for (const v of r) global = Math.max(global, Math.abs(v));
+  let worstRel = 0, worstAbs = 0, worstName = null;
+  const per = c.manifest.params.map((p, i) => {
+    const g = grads[i], r = c.grads[i];
+    if (g && g.length !== r.length) throw new Error(`gradient of ${p.name} has ${g.length} values, PyTorch's ${r.length}`);
+    let d = 0, m = 0;
+    for (let k = 0; k < r.length; k++) {
+      d = Math.max(d, Math.abs((g ? g[k] : 0) - r[k]));
+      m = Math.max(m, Math.abs(r[k]));
+    }
+    const rel = d / Math.max(m, 1e-3 * global);
+    if (!(rel <= worstRel)) { worstRel = rel; worstName = p.name; }
+    worstAbs = Math.max(worstAbs, d);
+    return { name: p.name, max_abs_diff: d, max_abs_ref: m, rel };
+  });
+  return { loss, loss_ref: c.manifest.loss, loss_rel_diff: Math.abs(loss - c.manifest.loss) / Math.abs(c.manifest.loss),
+    grad_max_abs_diff: worstAbs, grad_max_rel_diff: worstRel, grad_worst_param: worstName, grad_params: per };
+}
+
+// The page's core: core.trainer(scenario) builds the module from the scenario's seed (PyTorch's
+// weights and draws); step() is zero_grad + forward + loss + backward + AdamW.
+async function trainCoreWasm(c, protocol) {
+  const core = await loadPageCore();
+  const trainer = core.trainer(c.manifest.scenario);
+  try {
+    const names = trainer.params().map((p) => p.name).join();
+    if (names !== c.manifest.params.map((p) => p.name).join()) throw new Error(`the core's parameters (${names}) are not PyTorch's`);
+    const loss = trainer.step();
+    const check = checkStep(loss, trainer.grads().map((g) => g.data && g.data.slice()), c);
+    const { stats } = await timed(() => trainer.step(), protocol);
+    return { ...stats, ...check, kernels: core.kernels() };
+  } finally {
+    trainer.delete();
+  }
+}
+
+// nn.Linear in tfjs as tf.layers.dense computes it: x (N, in) @ kernel (in, out) + bias, fused
+// (tfjs's fast path); the kernel is nn.Linear's weight transposed once when the variable is made
+// (trainTfjsWasm), so the forward needs no transposeB (wrong numbers in tfjs-backend-wasm 4.22's
+// fused matMul, see tfjsForward) and the gradient is transposed back for the check.
+const linear = (x, w, b) => tf.fused.matMul({ a: x, b: w, bias: b });
+
+// nn.LayerNorm(C) (eps 1e-5, biased variance) over the last dim.
+function layerNorm(x, g, b) {
+  const mean = tf.mean(x, -1, true);
+  const xc = tf.sub(x, mean);
+  const variance = tf.mean(tf.square(xc), -1, true);
+  return tf.add(tf.mul(tf.mul(xc, tf.rsqrt(tf.add(variance, tf.scalar(1e-5)))), g), b);
+}
+
+// seed 004's MultiHeadAttention (qkv_bias False): scores masked with -inf above the diagonal,
+// then divided by sqrt(head_dim), softmax, weights @ values, out_proj. x: (B*T, C) -> (B*T, C).
+function tfjsCausalMha(x, P, p, B, T, C, H, causal) {
+  const D = C / H;
+  const heads = (t) => tf.transpose(tf.reshape(t, [B, T, H, D]), [0, 2, 1, 3]);
+  const keys = heads(linear(x, P[`${p}W_key.weight`])), queries = heads(linear(x, P[`${p}W_query.weight`]));
+  const values = heads(linear(x, P[`${p}W_value.weight`]));
+  const scores = tf.where(causal.mask, causal.negInf, tf.matMul(queries, keys, false, true));
+  const weights = tf.softmax(tf.div(scores, tf.scalar(Math.sqrt(D))));
+  const context = tf.reshape(tf.transpose(tf.matMul(weights, values), [0, 2, 1, 3]), [B * T, C]);
+  return linear(context, P[`${p}out_proj.weight`], P[`${p}out_proj.bias`]);
+}
+
+// CausalTransformer (core/modules/causal_transformer.cpp, its twin in scripts/make_fixtures.py)
+// in tfjs ops. nn.Embedding as one_hot(idx) @ weight: the same rows, and a gradient tfjs-backend-wasm
+// can take (tf.gather's gradient needs UnsortedSegmentSum, which the wasm backend does not have).
+function tfjsCausalLoss(P, k, cfg) {
+  const { B, T, num_layers: L, emb_dim: C, num_heads: H } = cfg;
+  let x = tf.add(tf.reshape(tf.matMul(k.idxOneHot, P['embedding.weight']), [B, T, C]), k.pe);
+  x = tf.reshape(x, [B * T, C]);
+  for (let l = 0; l < L; l++) {
+    const p = `layers.${l}.`;
+    x = layerNorm(tf.add(x, tfjsCausalMha(x, P, `${p}attn.`, B, T, C, H, k.causal)), P[`${p}norm1.weight`], P[`${p}norm1.bias`]);
+    const f = linear(tf.relu(linear(x, P[`${p}ffn.0.weight`], P[`${p}ffn.0.bias`])), P[`${p}ffn.2.weight`], P[`${p}ffn.2.bias`]);
+    x = layerNorm(tf.add(x, f), P[`${p}norm2.weight`], P[`${p}norm2.bias`]);
+  }
+  const logits = linear(x, P['fc_out.weight'], P['fc_out.bias']);
+  // F.cross_entropy(ignore_index=-100): the mean of -log_softmax at the target over kept rows
+  const picked = tf.sum(tf.mul(tf.logSoftmax(logits), k.targetOneHot), -1);
+  return tf.div(tf.neg(tf.sum(tf.mul(picked, k.keep))), k.kept);
+}
+
+// Constants of a case for tfjs (outside the timed step, as PyTorch's buffers are): inputs, the
+// positional table, the causal mask, the one-hot targets.
+function tfjsConstants(c) {
+  const sc = c.manifest.scenario;
+  if (sc.module === 'MultiHeadAttention') {
+    const shape = c.manifest.inputs[0];
+    return { x: tf.reshape(tf.tensor(c.inputs[0], shape), [shape[0] * shape[1], shape[2]]), target: tf.tensor(c.inputs[1], c.manifest.inputs[1]),
+      shape, heads: sc.config.num_heads };
+  }
+  const cfg = sc.config, [B, T] = sc.inputs[0].shape, C = cfg.emb_dim, V = cfg.vocab_size;
+  const ids = sc.inputs[0].data, target = sc.loss.target.data;
+  return tf.tidy(() => {
+    // PositionalEncoding: pe[:, 0::2] = sin(position * div_term), pe[:, 1::2] = cos(...)
+    const divTerm = tf.exp(tf.mul(tf.range(0, C, 2, 'float32'), tf.scalar(-Math.log(10000.0) / C)));
+    const angle = tf.mul(tf.reshape(tf.range(0, T, 1, 'float32'), [T, 1]), tf.reshape(divTerm, [1, C / 2]));
+    const pe = tf.reshape(tf.stack([tf.sin(angle), tf.cos(angle)], 2), [1, T, C]);
+    const upper = tf.greater(tf.sub(tf.reshape(tf.range(0, T, 1, 'int32'), [1, T]), tf.reshape(tf.range(0, T, 1, 'int32'), [T, 1])), tf.scalar(0, 'int32'));
+    const keepArr = Float32Array.from(target, (t) => (t === -100 ? 0 : 1));
+    return {
+      cfg: { ...cfg, B, T },
+      idxOneHot: tf.cast(tf.oneHot(tf.tensor1d(ids, 'int32'), V), 'float32'),
+      pe,
+      // at the scores' full shape: tf.where broadcasts by tiling, every step (seen: 13% of the step)
+      causal: { mask: tf.tile(tf.reshape(upper, [1, 1, T, T]), [B, cfg.num_heads, 1, 1]), negInf: tf.fill([B, cfg.num_heads, T, T], -Infinity) },
+      targetOneHot: tf.cast(tf.oneHot(tf.tensor1d(target.map((t) => (t === -100 ? 0 : t)), 'int32'), V), 'float32'),
+      keep: tf.tensor1d(keepArr),
+      kept: tf.scalar(keepArr.reduce((a, b) => a + b, 0)),
+    };
+  });
+}
+
+// seed 000's MultiHeadAttention (tfjsForward's computation, the weights as stored) and mse.
+function tfjsMhaLoss(P, k) {
+  const [B, T, C] = k.shape, H = k.heads, D = C / H;
+  const heads = (t) => tf.transpose(tf.reshape(t, [B, T, H, D]), [0, 2, 1, 3]);
+  const q = heads(linear(k.x, P['W_Q.weight'], P['W_Q.bias'])), kk = heads(linear(k.x, P['W_K.weight'], P['W_K.bias']));
+  const v = heads(linear(k.x, P['W_V.weight'], P['W_V.bias']));
+  const weights = tf.softmax(tf.div(tf.matMul(q, kk, false, true), tf.scalar(Math.sqrt(D))));
+  const o = tf.reshape(tf.transpose(tf.matMul(weights, v), [0, 2, 1, 3]), [B * T, C]);
+  const out = tf.reshape(linear(o, P['W_O.weight'], P['W_O.bias']), [B, T, C]);
+  // F.mse_loss's mean, as the mean of row means: tfjs-backend-wasm's Mean over all 393,216 values
+  // in one float32 accumulator is 1.1e-4 off in relative terms (seen), above the loss check.
+  return tf.mean(tf.mean(tf.squaredDifference(out, k.target), -1));
+}
+
+// The UMD tf-core bundle registers no gradients (the @tensorflow/tfjs union package imports them):
+// tfjs-core's own register_all_gradients.js, as ES modules, fills the gradient registry that every
+// copy of tfjs-core shares (globalThis), so tf.variableGrads works with the bundle's engine.
+let gradientsLoaded = null;
+const loadGradients = () => (gradientsLoaded ??= import('/node_modules/@tensorflow/tfjs-core/dist/register_all_gradients.js'));
+
+let tfjsRunId = 0;
+async function trainTfjsWasm(c, protocol) {
+  if (!(await tf.setBackend('wasm'))) throw new Error('tfjs could not start its wasm backend');
+  await tf.ready();
+  await loadGradients();
+  const run = `r${tfjsRunId++}/`;  // tfjs variable names are global: one prefix per run
+  const P = {}, vars = [];
+  const kernel = (p) => p.shape.length === 2 && p.name !== 'embedding.weight';  // nn.Linear weights, kept (in, out)
+  c.manifest.params.forEach((p, i) => {
+    const init = tf.tidy(() => (kernel(p) ? tf.transpose(tf.tensor(c.params[i], p.shape)) : tf.tensor(c.params[i], p.shape)));
+    P[p.name] = tf.variable(init, true, run + p.name);
+    init.dispose();
+    vars.push(P[p.name]);
+  });
+  const sc = c.manifest.scenario;
+  const k = tfjsConstants(c);
+  const lossFn = sc.module === 'MultiHeadAttention' ? () => tfjsMhaLoss(P, k) : () => tfjsCausalLoss(P, k, k.cfg);
+  const opt = tf.train.adam(sc.optimize.lr, 0.9, 0.999, 1e-8);  // PyTorch's betas and eps; no weight decay
+  const step = (keepGrads) => {
+    const { value, grads } = tf.variableGrads(lossFn, vars);
+    const loss = value.dataSync()[0];
+    const kept = keepGrads ? c.manifest.params.map((p) => {
+      const g = grads[run + p.name];
+      if (!g) return null;
+      if (!kernel(p)) return g.dataSync().slice();
+      const t = tf.transpose(g), d = t.dataSync().slice();
+      t.dispose();
+      return d;
+    }) : null;
+    opt.applyGradients(grads);
+    value.dispose();
+    tf.dispose(Object.values(grads));
+    return { loss, grads: kept };
+  };
+  try {
+    if (protocol.profile) {  // where tfjs's step goes: ms per kernel and input shapes, one step (not timed)
+      step(false);
+      const prof = await tf.profile(() => { step(false); });
+      const agg = {};
+      for (const kk of prof.kernels) {
+        const key = `${kk.name} ${JSON.stringify(kk.inputShapes)}`;
+        agg[key] = (agg[key] ?? 0) + (await kk.kernelTimeMs);
+      }
+      return { profile: Object.entries(agg).sort((a, b) => b[1] - a[1]) };
+    }
+    const first = step(true);
+    const check = checkStep(first.loss, first.grads, c);
+    const before = tf.memory().numTensors;
+    const { stats } = await timed(() => step(false), protocol);
+    return { ...stats, ...check, tfjs_backend: tf.getBackend(), leaked_tensors: tf.memory().numTensors - before };
+  } finally {
+    opt.dispose();
+    tf.dispose(vars);
+    tf.dispose(Object.values(k).filter((t) => t instanceof tf.Tensor));
+    if (k.causal) tf.dispose(Object.values(k.causal));
+  }
+}
+
+const TRAIN_BACKENDS = { 'core-wasm': trainCoreWasm, 'tfjs-wasm': trainTfjsWasm };
+
 window.bench = {
   async setup() {
     const wasmBinary = await fetchBytes('/build/wasm/bench/attention-bench.wasm');
@@ -202,6 +430,14 @@ window.bench = {
       const diff = maxAbsDiff(first, ref && new Float32Array(ref.buffer));
       if (backend === 'tfjs-wasm' || backend === 'tfjs-webgpu') stats.tfjs_backend = tf.getBackend();
       return { ...stats, max_abs_diff_vs_torch: diff };
+    } catch (e) {
+      return { error: String(e?.message ?? e).slice(0, 500) };
+    }
+  },
+  // protocol.profile (tfjs-wasm only): tf.profile's kernel times of one step instead of timings.
+  async train(backend, name, protocol) {
+    try {
+      return await TRAIN_BACKENDS[backend](await trainCase(name), protocol);
     } catch (e) {
       return { error: String(e?.message ?? e).slice(0, 500) };
     }

@@ -1,13 +1,18 @@
-// npm run bench [-- --quick]: seed 000's MultiHeadAttention forward (Q = K = V = x, no mask) on
-// every backend, same machine, same run, written to build/bench/results.json and printed as
-// Markdown tables (report.mjs), with the scaling chart (chart.mjs).
-//   native core (attention-bench, native_bench.cpp)  vs PyTorch 1.13 CPU (torch_bench.py), 1 thread
+// npm run bench [-- --quick] [-- --train] [-- --no-core-build]: seed 000's MultiHeadAttention
+// forward (Q = K = V = x, no mask) and one training step of two models on every backend, same
+// machine, same run, written to build/bench/results.json and printed as Markdown tables
+// (report.mjs), with the scaling chart (chart.mjs).
+//   native core (attention-bench, native_bench.cpp)  vs PyTorch 1.13 CPU (torch_bench.py), 1 thread, OpenBLAS
 //   WASM core vs onnxruntime-web wasm vs tfjs-backend-wasm, in headless Chromium (page.js)
 //   WebGPU core (GpuAttention) vs onnxruntime-web webgpu vs tfjs-backend-webgpu, same adapter
+// Training (TRAIN_CASES): zero_grad + forward + loss + backward + AdamW, native core
+// (attention-train-bench, train_bench.cpp) vs PyTorch, the page's core (core.trainer) vs tfjs-wasm.
 // --quick: T up to 512 and fewer runs (under 3 minutes); the full run covers T = 16 ... 4096 and
-// writes the chart to docs/bench-scaling.svg for the README.
+// writes the chart to docs/bench-scaling.svg for the README. --train: the training table only.
+// --no-core-build: no scripts/build.sh and no cmake configure: the bench targets are built in
+// build/native and build/wasm as they stand (a machine where someone else owns those builds).
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { launch } from '../browser/harness.mjs';
@@ -18,6 +23,10 @@ import { serveBench } from './server.mjs';
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const OUT = `${ROOT}build/bench`;
 const quick = process.argv.includes('--quick');
+const trainOnly = process.argv.includes('--train');
+const noCoreBuild = process.argv.includes('--no-core-build');
+const TRAIN_CASES = ['causal', 'mha'];  // torch_bench.py's TRAIN_CASES
+const TRAIN_BACKENDS = ['core-wasm', 'tfjs-wasm'];
 const started = Date.now();
 const log = (...a) => console.error(`[bench ${((Date.now() - started) / 1000).toFixed(0).padStart(4)} s]`, ...a);
 
@@ -55,13 +64,28 @@ function machine() {
 }
 
 function build() {
-  log('building the core (scripts/build.sh) and the bench targets');
+  log(noCoreBuild ? 'building the bench targets (--no-core-build)' : 'building the core (scripts/build.sh) and the bench targets');
   const env = { ...process.env, NODE_PATH: '/usr/share/nodejs' };
   const sh = (cmd) => execFileSync('bash', ['-c', cmd], { cwd: ROOT, env, stdio: ['ignore', 'ignore', 'inherit'] });
-  sh('bash scripts/build.sh all');
-  // scripts/build.sh's lock: one cmake at a time on these trees
-  sh('flock build/.lock cmake -S . -B build/native >/dev/null && flock build/.lock cmake --build build/native --target attention-bench -j 2 >/dev/null');
-  sh('flock build/.lock emcmake cmake -S . -B build/wasm >/dev/null && flock build/.lock cmake --build build/wasm --target attention_bench_wasm -j 2 >/dev/null');
+  if (!noCoreBuild) {
+    sh('bash scripts/build.sh all');
+    // scripts/build.sh's lock: one cmake at a time on these trees
+    sh('flock build/.lock cmake -S . -B build/native >/dev/null');
+    sh('flock build/.lock emcmake cmake -S . -B build/wasm >/dev/null');
+  }
+  const native = trainOnly ? 'attention-train-bench' : 'attention-bench attention-train-bench';
+  sh(`flock build/.lock cmake --build build/native --target ${native} -j 2 >/dev/null`);
+  // the page imports the bench build of the core (forward) and loads the page's own (training)
+  sh('flock build/.lock cmake --build build/wasm --target attention_bench_wasm -j 2 >/dev/null');
+}
+
+// Which core was measured: the checkout's commit, the uncommitted changes under core/ and
+// bindings/ (others may be editing them), and when each build of it was made.
+function coreState() {
+  const git = (args) => { try { return execFileSync('git', args, { cwd: ROOT, encoding: 'utf8' }).trimEnd(); } catch { return null; } };
+  const built = (f) => { try { return statSync(`${ROOT}${f}`).mtime.toISOString(); } catch { return null; } };
+  return { git_head: git(['rev-parse', '--short', 'HEAD']), uncommitted: (git(['status', '--porcelain', '--', 'core', 'bindings']) ?? '').split('\n').filter(Boolean),
+    native_built: built('build/native/libattention.a'), wasm_built: built('build/wasm/attention.wasm') };
 }
 
 function runJson(cmd, args) {
@@ -84,24 +108,12 @@ async function browserRuns(results) {
     await page.waitForSelector('body[data-ready="true"]', { timeout: 60000 });
     results.browser = await page.evaluate(() => window.bench.setup());
     log('browser:', results.browser.coreKernels, '| adapter', JSON.stringify(results.browser.adapter), results.browser.gpuError ?? '');
-    const skippedFrom = {};  // backend@C,H -> why larger T are not run
-    const last = {};         // backend@C,H -> {T, ms} of the last size measured
-    for (const shape of shapes) {
-      for (const backend of BROWSER_BACKENDS) {
-        const key = `${backend}@${shape.C},${shape.H}`;
-        const predicted = last[key] && shape.B === 1 ? (last[key].ms * flops(shape)) / flops({ ...shape, T: last[key].T }) : 0;
-        let r;
-        if (skippedFrom[key]) r = { skipped: skippedFrom[key] };
-        else if (backend.endsWith('webgpu') && !gpuShape(shape)) r = { skipped: 'not run with --quick (WebGPU at T <= 128 only)' };
-        else if (predicted > 2 * protocol.maxCallMs) {
-          r = { skipped: `not run: ${(predicted / 1000).toFixed(0)} s per call predicted from ${(last[key].ms / 1000).toFixed(1)} s at T=${last[key].T} (time ∝ flop), over twice the bench's ${protocol.maxCallMs / 1000} s limit per call` };
-          skippedFrom[key] = r.skipped;
-        } else r = await page.evaluate(([b, s, p]) => window.bench.run(b, s, p), [backend, shape, protocol]);
-        if (r.median_ms != null && shape.B === 1) last[key] = { T: shape.T, ms: r.median_ms };
-        if (r.second_call_ms > protocol.maxCallMs && !skippedFrom[key]) skippedFrom[key] = `not run: at T=${shape.T} ${r.skipped}`;
-        results.runs.push({ backend, ...shape, ...r });
-        log(`${backend.padEnd(12)} T=${String(shape.T).padStart(4)} B=${shape.B} C=${shape.C}:`,
-          r.median_ms != null ? `${r.median_ms.toFixed(2)} ms [${r.min_ms.toFixed(2)}, ${r.max_ms.toFixed(2)}] diff ${r.max_abs_diff_vs_torch?.toExponential(1)}` : (r.error ?? r.skipped));
+    if (!trainOnly) await forwardRuns(page, results);
+    for (const name of TRAIN_CASES) {
+      for (const backend of TRAIN_BACKENDS) {
+        const r = await page.evaluate(([b, c, p]) => window.bench.train(b, c, p), [backend, name, protocol]);
+        results.train.runs.push({ backend, case: name, ...r });
+        logTrain(backend, name, r);
       }
     }
     results.browser.pageErrors = pageErrors;
@@ -111,34 +123,83 @@ async function browserRuns(results) {
   }
 }
 
+function logTrain(backend, name, r) {
+  log(`train ${name.padEnd(6)} ${backend.padEnd(12)}:`, r.median_ms != null
+    ? `${r.median_ms.toFixed(2)} ms [${r.min_ms.toFixed(2)}, ${r.max_ms.toFixed(2)}] loss rel diff ${r.loss_rel_diff?.toExponential(1)}, grads rel ${r.grad_max_rel_diff?.toExponential(1)} (${r.grad_worst_param})`
+    : r.error);
+}
+
+// The forward table's browser backends, shape by shape (skipping sizes the emulated GPU cannot finish).
+async function forwardRuns(page, results) {
+  const skippedFrom = {};  // backend@C,H -> why larger T are not run
+  const last = {};         // backend@C,H -> {T, ms} of the last size measured
+  for (const shape of shapes) {
+    for (const backend of BROWSER_BACKENDS) {
+      const key = `${backend}@${shape.C},${shape.H}`;
+      const predicted = last[key] && shape.B === 1 ? (last[key].ms * flops(shape)) / flops({ ...shape, T: last[key].T }) : 0;
+      let r;
+      if (skippedFrom[key]) r = { skipped: skippedFrom[key] };
+      else if (backend.endsWith('webgpu') && !gpuShape(shape)) r = { skipped: 'not run with --quick (WebGPU at T <= 128 only)' };
+      else if (predicted > 2 * protocol.maxCallMs) {
+        r = { skipped: `not run: ${(predicted / 1000).toFixed(0)} s per call predicted from ${(last[key].ms / 1000).toFixed(1)} s at T=${last[key].T} (time ∝ flop), over twice the bench's ${protocol.maxCallMs / 1000} s limit per call` };
+        skippedFrom[key] = r.skipped;
+      } else r = await page.evaluate(([b, s, p]) => window.bench.run(b, s, p), [backend, shape, protocol]);
+      if (r.median_ms != null && shape.B === 1) last[key] = { T: shape.T, ms: r.median_ms };
+      if (r.second_call_ms > protocol.maxCallMs && !skippedFrom[key]) skippedFrom[key] = `not run: at T=${shape.T} ${r.skipped}`;
+      results.runs.push({ backend, ...shape, ...r });
+      log(`${backend.padEnd(12)} T=${String(shape.T).padStart(4)} B=${shape.B} C=${shape.C}:`,
+        r.median_ms != null ? `${r.median_ms.toFixed(2)} ms [${r.min_ms.toFixed(2)}, ${r.max_ms.toFixed(2)}] diff ${r.max_abs_diff_vs_torch?.toExponential(1)}` : (r.error ?? r.skipped));
+    }
+  }
+}
+
 mkdirSync(OUT, { recursive: true });
-const results = { command: `npm run bench${quick ? ' -- --quick' : ''}`, quick, date: new Date().toISOString(), protocol,
-  machine: machine(), shapes: { main_T: MAIN_T, scaling_T: SCALING_T, seed: SEED_SHAPE }, runs: [] };
+const flags = process.argv.slice(2);
+const results = { command: `npm run bench${flags.length ? ` -- ${flags.join(' ')}` : ''}`, quick, train_only: trainOnly, date: new Date().toISOString(), protocol,
+  machine: machine(), shapes: trainOnly ? null : { main_T: MAIN_T, scaling_T: SCALING_T, seed: SEED_SHAPE }, runs: [],
+  train: { cases: TRAIN_CASES, runs: [] } };
 log(`load average before: ${results.machine.loadavg_before.map((v) => v.toFixed(2)).join(' ')}`);
 build();
+results.core = coreState();
 
-log('PyTorch 1.13 CPU, 1 thread (and the ONNX export)');
-const torch = runJson('/usr/bin/python3', ['tests/bench/torch_bench.py', '--shapes', shapeArg, '--out', OUT, '--onnx', ...protoArgs]);
-results.torch = { version: torch.torch, threads: torch.threads, blas: torch.blas, onnx_models: torch.onnx_models };
+log(`PyTorch 1.13 CPU, 1 thread${trainOnly ? '' : ' (and the ONNX export)'}, then its training steps`);
+const torch = runJson('/usr/bin/python3', ['tests/bench/torch_bench.py', ...(trainOnly ? [] : ['--shapes', shapeArg, '--onnx']),
+  '--train', TRAIN_CASES.join(), '--out', OUT, ...protoArgs]);
+results.torch = { version: torch.torch, threads: torch.threads, blas: torch.blas, openblas_num_threads: torch.openblas_num_threads, onnx_models: torch.onnx_models };
+log('PyTorch BLAS:', torch.blas.join(', '));
 for (const r of torch.results) results.runs.push({ backend: 'torch-cpu', ...r });
+for (const r of torch.train) {
+  results.train.runs.push({ backend: 'torch-cpu', ...r });
+  log(`train ${r.case.padEnd(6)} torch-cpu   : ${r.median_ms.toFixed(2)} ms [${r.min_ms.toFixed(2)}, ${r.max_ms.toFixed(2)}]`);
+}
 
 log('native core, 1 thread');
-const native = runJson(`${ROOT}build/native/tests/bench/attention-bench`, ['--shapes', shapeArg, '--ref-dir', OUT, '--clock', ...protoArgs]);
-results.native = { kernels: native.kernels };
-if (native.measured_ghz) Object.assign(results.machine, { measured_ghz: native.measured_ghz });
-for (const r of native.results) results.runs.push({ backend: 'core-native', ...r });
+if (!trainOnly) {
+  const native = runJson(`${ROOT}build/native/tests/bench/attention-bench`, ['--shapes', shapeArg, '--ref-dir', OUT, '--clock', ...protoArgs]);
+  results.native = { kernels: native.kernels };
+  if (native.measured_ghz) Object.assign(results.machine, { measured_ghz: native.measured_ghz });
+  for (const r of native.results) results.runs.push({ backend: 'core-native', ...r });
+}
+const nativeTrain = runJson(`${ROOT}build/native/tests/bench/attention-train-bench`, ['--cases', TRAIN_CASES.join(), '--ref-dir', OUT, '--phases', ...protoArgs]);
+results.native = { ...results.native, kernels: nativeTrain.kernels };
+for (const r of nativeTrain.results) {
+  results.train.runs.push({ backend: 'core-native', ...r });
+  logTrain('core-native', r.case, r);
+}
 
-log('browser: WASM and WebGPU backends');
+log(`browser: ${trainOnly ? 'WASM training steps' : 'WASM and WebGPU backends, then the WASM training steps'}`);
 await browserRuns(results);
 
 results.machine.loadavg_after = loadavg();
 results.seconds = (Date.now() - started) / 1000;
-const chartPath = quick ? `${OUT}/scaling.svg` : `${ROOT}docs/bench-scaling.svg`;
-writeFileSync(chartPath, scalingChart(results));
-results.chart = chartPath.slice(ROOT.length);
+if (!trainOnly) {
+  const chartPath = quick ? `${OUT}/scaling.svg` : `${ROOT}docs/bench-scaling.svg`;
+  writeFileSync(chartPath, scalingChart(results));
+  results.chart = chartPath.slice(ROOT.length);
+}
 const { markdown, notes } = report(results);
 results.notes = notes;
 writeFileSync(`${OUT}/results.json`, `${JSON.stringify(results, null, 1)}\n`);
 writeFileSync(`${OUT}/RESULTS.md`, `${markdown}\n`);
 console.log(markdown);
-log(`wrote build/bench/results.json, build/bench/RESULTS.md and ${results.chart} in ${results.seconds.toFixed(0)} s`);
+log(`wrote build/bench/results.json, build/bench/RESULTS.md${results.chart ? ` and ${results.chart}` : ''} in ${results.seconds.toFixed(0)} s`);

@@ -1,6 +1,8 @@
 // Static server for the bench page (page.html): the project's own files the page needs and the
 // peers' packages from node_modules, wasm included, all from this machine (no CDN). node:http only;
-// anything outside the listed folders is a 404.
+// anything outside the listed folders is a 404. tfjs-core's ES modules import each other without
+// the .js extension (written for bundlers): under node_modules/@tensorflow/, `x` redirects to
+// `x.js` (or `x/index.js`), so that the module's own imports resolve from its real address.
 import { createReadStream, existsSync, statSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { extname, join, normalize } from 'node:path';
@@ -17,6 +19,13 @@ export async function serveBench() {
   const server = createServer((req, res) => {
     const path = normalize(decodeURIComponent(new URL(req.url, 'http://x').pathname));
     const file = join(ROOT, path);
+    if (path.startsWith('/node_modules/@tensorflow/') && file.startsWith(ROOT) && (!existsSync(file) || statSync(file).isDirectory())) {
+      const to = [`${path}.js`, `${path}/index.js`].find((p) => existsSync(join(ROOT, p)));
+      if (to) {
+        res.writeHead(302, { location: to, 'cache-control': 'no-store' }).end();
+        return;
+      }
+    }
     if (!ALLOWED.some((p) => path.startsWith(p)) || !file.startsWith(ROOT) || !existsSync(file) || statSync(file).isDirectory()) {
       res.writeHead(404).end('not found');
       return;

@@ -1,27 +1,49 @@
 #!/usr/bin/python3
 """PyTorch side of `npm run bench` (tests/bench/run.mjs runs it; neighbours: native_bench.cpp,
-page.js): seed 000's MultiHeadAttention, as the tutorial writes it, timed on the CPU with one
-thread, plus the ONNX models onnxruntime-web runs in the bench page.
+train_bench.cpp, page.js): seed 000's MultiHeadAttention forward and the training steps, as the
+tutorials write them, timed on the CPU with one thread and OpenBLAS, plus the ONNX models
+onnxruntime-web runs and the references every other backend is checked against.
 
-    /usr/bin/python3 tests/bench/torch_bench.py --shapes 1,16,768,12;64,10,512,8 --out build/bench
-        [--warmup 2] [--warmup-ms 0] [--runs 7] [--min-run-ms 100] [--long-call-ms 5000] [--onnx]
+    /usr/bin/python3 tests/bench/torch_bench.py [--shapes 1,16,768,12;64,10,512,8] [--train causal,mha]
+        --out build/bench [--warmup 2] [--warmup-ms 0] [--runs 7] [--min-run-ms 100] [--long-call-ms 5000] [--onnx]
 
-For each shape (B, T, C, H): torch.manual_seed(0); mha = MultiHeadAttention(C, H);
+Forward, for each shape (B, T, C, H): torch.manual_seed(0); mha = MultiHeadAttention(C, H);
 x = torch.randn(B, T, C); output = mha(x, x, x) -- the draws the core makes for the same seed, so
 both hold the same weights and input. Writes the output as raw float32 to
 <out>/ref_B<B>_T<T>_C<C>_H<H>.f32 (the core's outputs are checked against it) and prints one JSON
 object with the timings. --onnx also exports mha_C<C>_H<H>.onnx (x -> output, B and T dynamic).
+
+Training (--train), one timed call = opt.zero_grad(); loss = fn(module(*inputs), target);
+loss.backward(); opt.step() with torch.optim.AdamW(lr=1e-3), for the cases of TRAIN_CASES below.
+Each case is written as <out>/train_<case>.json: the core's scenario (core/SCENARIO.md "Training":
+the same seed, so the core builds the same weights and inputs), the parameters' names and shapes
+(named_parameters order), and the first step's loss; beside it, raw float32: train_<case>.params.f32
+(the parameters before the first step), .grads.f32 (the first step's gradients), .inputs.f32 (the
+float input and target, for the tfjs page) -- every backend checks its first step against these.
+
+BLAS: Debian's python3-torch multiplies matrices with whatever libblas.so.3 the alternatives
+system points at. The bench wants OpenBLAS (scripts/setup.sh --fixtures installs
+libopenblas0-pthread) on one thread, so OPENBLAS_NUM_THREADS / OMP_NUM_THREADS are set to 1 before
+torch is imported, and the output names the BLAS library actually mapped (/proc/self/maps).
 """
+import os
+
+os.environ['OPENBLAS_NUM_THREADS'] = '1'  # read when libopenblas loads, i.e. at `import torch`
+os.environ['OMP_NUM_THREADS'] = '1'
+
 import argparse
 import json
 import math
-import os
 import re
+import sys
 import time
 
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', 'scripts'))
+from make_fixtures import CausalTransformer  # noqa: E402  (the core's twin; imported, not copied)
 
 
 class MultiHeadAttention(nn.Module):  # seed 000, verbatim (comments dropped)
@@ -96,12 +118,89 @@ def timed(fn, warmup, warmup_ms, runs, min_run_ms, long_call_ms):
             'first_call_ms': first, 'second_call_ms': once, 'all_ms': per_call}
 
 
+# The training cases of the bench's "Training" table: the scenario the core runs (its seed gives
+# the core PyTorch's weights and draws) and how PyTorch builds the same module, inputs and target.
+CAUSAL_CONFIG = {'vocab_size': 16, 'emb_dim': 64, 'num_heads': 4, 'ffn_dim': 128, 'num_layers': 2,
+                 'context_length': 32, 'dropout': 0.0}
+ADAMW = {'optimizer': 'AdamW', 'lr': 1e-3, 'steps': 1}  # torch.optim.AdamW's defaults otherwise
+
+
+def causal_case():
+    """(a) the page's default training model: CausalTransformer, batch 16 x T 32, next-token
+    cross_entropy on random target ids in [0, 16) with one position in 8 ignored (-100)."""
+    B, T, V = 16, 32, CAUSAL_CONFIG['vocab_size']
+    g = torch.Generator().manual_seed(1234)  # its own generator: the module's draws stay seed 0's
+    idx = torch.randint(0, V, (B, T), generator=g)
+    target = torch.randint(0, V, (B, T), generator=g)
+    target[torch.rand(B, T, generator=g) < 0.125] = -100
+    scenario = {'module': 'CausalTransformer', 'config': CAUSAL_CONFIG, 'seed': 0, 'train': True,
+                'inputs': [{'name': 'idx', 'shape': [B, T], 'data': idx.flatten().tolist()}],
+                'loss': {'fn': 'cross_entropy', 'ignore_index': -100,
+                         'target': {'shape': [B, T], 'data': target.flatten().tolist()}},
+                'optimize': ADAMW}
+    torch.manual_seed(0)
+    model = CausalTransformer(**CAUSAL_CONFIG).train()
+    loss = lambda: F.cross_entropy(model(idx)[0].reshape(-1, V), target.reshape(-1), ignore_index=-100)
+    return scenario, model, loss, []
+
+
+def mha_case(B=1, T=512, C=768, H=12):
+    """(b) seed 000's MultiHeadAttention at T=512, C=768, H=12: Q = K = V = x ~ randn, mse against
+    a randn target drawn after x (the order the core draws a scenario's inputs, then its target)."""
+    scenario = {'module': 'MultiHeadAttention', 'config': {'d_model': C, 'num_heads': H}, 'seed': 0, 'train': True,
+                'inputs': [{'name': 'Q', 'shape': [B, T, C], 'init': 'randn'}, {'name': 'K', 'same_as': 'Q'},
+                           {'name': 'V', 'same_as': 'Q'}],
+                'loss': {'fn': 'mse', 'target': {'shape': [B, T, C], 'init': 'randn'}},
+                'optimize': ADAMW}
+    torch.manual_seed(0)
+    mha = MultiHeadAttention(C, H).train()
+    x = torch.randn(B, T, C)
+    target = torch.randn(B, T, C)
+    loss = lambda: F.mse_loss(mha(x, x, x), target)
+    return scenario, mha, loss, [x, target]
+
+
+TRAIN_CASES = {'causal': causal_case, 'mha': mha_case}
+
+
+def train_case(name, out, proto):
+    """Writes the case's references (first step) and times the step; returns the JSON entry."""
+    scenario, model, loss_fn, float_inputs = TRAIN_CASES[name]()
+    named = list(model.named_parameters())
+    opt = torch.optim.AdamW(model.parameters(), lr=ADAMW['lr'])
+    with open(os.path.join(out, f'train_{name}.params.f32'), 'wb') as f:
+        for _, p in named:
+            f.write(p.detach().numpy().astype('float32').tobytes())
+    with open(os.path.join(out, f'train_{name}.inputs.f32'), 'wb') as f:
+        for t in float_inputs:
+            f.write(t.numpy().astype('float32').tobytes())
+
+    def step():
+        opt.zero_grad()
+        loss = loss_fn()
+        loss.backward()
+        opt.step()
+        return loss
+
+    first_loss = step().item()  # the reference step: its gradients are still in .grad
+    with open(os.path.join(out, f'train_{name}.grads.f32'), 'wb') as f:
+        for _, p in named:
+            f.write(p.grad.numpy().astype('float32').tobytes())
+    manifest = {'case': name, 'scenario': scenario, 'loss': first_loss,
+                'params': [{'name': n, 'shape': list(p.shape)} for n, p in named],
+                'inputs': [list(t.shape) for t in float_inputs]}
+    with open(os.path.join(out, f'train_{name}.json'), 'w') as f:
+        json.dump(manifest, f)
+    t = timed(step, *proto)
+    return {'case': name, 'loss': first_loss, 'params': sum(p.numel() for _, p in named), **t}
+
+
 def blas_library():
     """Which BLAS the process mapped: Debian's torch uses the libblas.so.3 alternative."""
     libs = set()
     with open('/proc/self/maps') as f:
         for line in f:
-            m = re.search(r'(/\S*(?:blas|mkl|dnnl)\S*\.so\S*)', line)
+            m = re.search(r'(/\S*(?:blas|lapack|mkl|dnnl)\S*\.so\S*)', line)
             if m:
                 libs.add(os.path.realpath(m.group(1)))
     return sorted(libs)
@@ -109,7 +208,8 @@ def blas_library():
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument('--shapes', required=True, help='B,T,C,H;B,T,C,H;...')
+    ap.add_argument('--shapes', default='', help='B,T,C,H;B,T,C,H;... (forward)')
+    ap.add_argument('--train', default='', help=f'training cases, comma-separated: {",".join(TRAIN_CASES)}')
     ap.add_argument('--out', required=True)
     ap.add_argument('--warmup', type=int, default=2)
     ap.add_argument('--warmup-ms', type=float, default=0)
@@ -136,9 +236,12 @@ def main():
             torch.onnx.export(SelfAttention(mha), (x,), path, input_names=['x'], output_names=['output'],
                               dynamic_axes={'x': {0: 'B', 1: 'T'}, 'output': {0: 'B', 1: 'T'}}, opset_version=14)
             models[(C, H)] = os.path.basename(path)
+    proto = (a.warmup, a.warmup_ms, a.runs, a.min_run_ms, a.long_call_ms)
+    train = [train_case(name, a.out, proto) for name in a.train.split(',') if name]
     print(json.dumps({'torch': torch.__version__, 'threads': torch.get_num_threads(), 'blas': blas_library(),
+                      'openblas_num_threads': os.environ.get('OPENBLAS_NUM_THREADS'),
                       'onnx_models': [{'C': c, 'H': h, 'file': f} for (c, h), f in models.items()],
-                      'results': results}))
+                      'results': results, 'train': train}))
 
 
 if __name__ == '__main__':
