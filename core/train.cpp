@@ -42,10 +42,10 @@ void Trainer::set_optimizer(const OptimizerSpec& spec, double clip_grad_norm) {
   clip_ = clip_grad_norm;
 }
 
-std::vector<Var> Trainer::leaves(Context& ctx, const std::vector<Tensor>& inputs) const {
+std::vector<Var> Trainer::leaves(Context& ctx, const std::vector<Tensor>& inputs, bool input_grads) const {
   std::vector<Var> vars;
   for (size_t i = 0; i < inputs.size(); ++i)
-    vars.push_back(ctx.input(inputs[i], info_.inputs[i].name, info_.inputs[i].kind == InputKind::Float));
+    vars.push_back(ctx.input(inputs[i], info_.inputs[i].name, input_grads && info_.inputs[i].kind == InputKind::Float));
   return vars;
 }
 
@@ -67,17 +67,17 @@ Var Trainer::loss_of(Context& ctx, const Outputs& outputs, const Tensor& target)
   return cross_entropy(ctx, out, ids, loss_.ignore_index);
 }
 
-Outputs Trainer::forward(Context& ctx, const std::vector<Tensor>& inputs) {
+Outputs Trainer::forward(Context& ctx, const std::vector<Tensor>& inputs, bool input_grads) {
   ctx.bind_parameters(params_);
   const auto [seq_q, seq_k] = default_sequences(info_);
   Context::Sequences sequences(ctx, seq_q, seq_k);
-  return module_->forward(leaves(ctx, inputs), ctx);
+  return module_->forward(leaves(ctx, inputs, input_grads), ctx);
 }
 
-TrainStep Trainer::forward_backward(Context& ctx, const std::vector<Tensor>& inputs, const Tensor& target) {
+TrainStep Trainer::forward_backward(Context& ctx, const std::vector<Tensor>& inputs, const Tensor& target, bool input_grads) {
   if (loss_.fn.empty()) fail_at("loss", "no loss: give the scenario a \"loss\" field");
   TrainStep r;
-  r.outputs = forward(ctx, inputs);
+  r.outputs = forward(ctx, inputs, input_grads);
   const Var loss = loss_of(ctx, r.outputs, target);
   r.loss = loss.t.data()[0];
   if (!std::isfinite(r.loss))
@@ -94,7 +94,8 @@ TrainStep Trainer::forward_backward(Context& ctx, const std::vector<Tensor>& inp
 float Trainer::step(const std::vector<Tensor>& inputs, const Tensor& target) {
   if (!optimizer_) fail_at("optimize", "no optimizer: give the scenario an \"optimize\" field");
   Context ctx(gen_, train_, false, true);
-  const float loss = forward_backward(ctx, inputs, target).loss;
+  // as torch: the inputs are plain tensors, so no gradient of the first layer's input is made
+  const float loss = forward_backward(ctx, inputs, target, false).loss;
   std::vector<Tensor> g = grads_;
   if (clip_ > 0) clip_grad_norm(g, clip_);
   optimizer_->step(g);

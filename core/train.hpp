@@ -31,13 +31,14 @@ class Trainer {
   Trainer(const ModuleInfo& info, std::unique_ptr<Module> module, Generator& gen, bool train, LossSpec loss);
   void set_optimizer(const OptimizerSpec& spec, double clip_grad_norm);  // clip <= 0: no clipping
 
-  // The module's forward on `ctx` (parameters bound, sequences set, inputs as leaves).
-  Outputs forward(Context& ctx, const std::vector<Tensor>& inputs);
+  // The module's forward on `ctx` (parameters bound, sequences set, inputs as leaves; float inputs
+  // require gradients when input_grads, as a scenario's "grads" reports them).
+  Outputs forward(Context& ctx, const std::vector<Tensor>& inputs, bool input_grads = true);
   // One forward + loss + backward on `ctx` (which records with grad = true): the gradients of the
   // parameters (params() order; undefined where the loss does not depend on one) in grads(), of
   // every node in the returned step. target: the loss's target (mse: the output's shape; cross
   // entropy: class ids as floats, one per row; sum: undefined).
-  TrainStep forward_backward(Context& ctx, const std::vector<Tensor>& inputs, const Tensor& target);
+  TrainStep forward_backward(Context& ctx, const std::vector<Tensor>& inputs, const Tensor& target, bool input_grads = true);
   // zero_grad, forward_backward, clip, optimizer.step(): PyTorch's training step. Returns the loss.
   float step(const std::vector<Tensor>& inputs, const Tensor& target);
 
@@ -50,7 +51,7 @@ class Trainer {
   const LossSpec& loss() const { return loss_; }
   int64_t steps_done() const { return steps_; }
   // The inputs as the tape's leaves: float inputs require gradients, masks and ids do not.
-  std::vector<Var> leaves(Context& ctx, const std::vector<Tensor>& inputs) const;
+  std::vector<Var> leaves(Context& ctx, const std::vector<Tensor>& inputs, bool input_grads = true) const;
 
  private:
   Var loss_of(Context& ctx, const Outputs& outputs, const Tensor& target) const;
