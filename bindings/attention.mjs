@@ -49,7 +49,7 @@ function throwIfFailed(obj) {
 }
 
 // A Run's result, copied out of the heap: {module, outputs, steps (with grad where computed),
-// attention, inputs, params, grads, loss?, losses}.
+// attention, inputs, params, grads, loss?, losses, and with "generate": ids, generated}.
 function readRun(run) {
   const meta = JSON.parse(run.meta());
   meta.outputs.forEach((o, i) => { o.data = run.output(i).slice(); });
@@ -62,7 +62,32 @@ function readRun(run) {
     delete s.hasGrad;
   });
   if (meta.loss === undefined) delete meta.loss;
+  (meta.generated ?? []).forEach((g, t) => (g.steps ?? []).forEach((s, i) => {
+    s.data = run.generatedStep(t, i).slice();
+    delete s.hasGrad;
+  }));
   return meta;
+}
+
+// core.generator(scenario): token by token; see AttentionCore.generator.
+export class Generation {
+  constructor(native) {
+    this._g = native;
+    try { throwIfFailed(native); } catch (e) { native.delete(); throw e; }
+  }
+  // The next token of every batch row: {position, mode ("prefill" | "decode" | "full"), ids,
+  // top_ids, top_probs, cache: {shape, bytes} | null, steps? (with data, when the scenario traces)}.
+  next() {
+    const text = this._g.next();
+    throwIfFailed(this._g);
+    const token = JSON.parse(text);
+    (token.steps ?? []).forEach((s, i) => { s.data = this._g.step(i).slice(); delete s.hasGrad; });
+    return token;
+  }
+  // Per batch row, the prompt then the ids generated so far.
+  get ids() { return JSON.parse(this._g.ids()); }
+  get produced() { return this._g.produced(); }
+  delete() { this._g.delete(); }
 }
 
 // trainer.step() many times on one module; see AttentionCore.trainer.
@@ -127,6 +152,15 @@ export class AttentionCore {
   trainer(scenario, options = {}) {
     const { text, buffers, blobs } = encode(scenario, options);
     return new Trainer(new this._m.Trainer(text, buffers, blobs));
+  }
+
+  // Generation token by token (SCENARIO.md, "Generation"): a scenario with "generate" (a GPT and
+  // its prompt); generation.next() at most generate.max_new_tokens times, each one forward (the
+  // prompt's window first, then one decode step per token on the KV cache). generation.delete()
+  // frees it. options.weights as in run().
+  generator(scenario, options = {}) {
+    const { text, buffers, blobs } = encode(scenario, options);
+    return new Generation(new this._m.Generation(text, buffers, blobs));
   }
 
   // [{id, seed, seed_name, summary, args: [{name, type, required, default, min, max, help}], inputs, outputs}]

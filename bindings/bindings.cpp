@@ -3,6 +3,8 @@
 // the Run is deleted or memory grows: attention.mjs copies them out, then deletes the Run).
 // A Trainer keeps a Session (core/session.hpp) alive between training steps; its parameters and
 // gradients are views too (valid until its next step or memory growth).
+// A Generation keeps a Session and its KV cache between tokens (core/generate.hpp): next() gives one
+// token's entry, its traced steps views until the next call.
 // Errors never cross as C++ exceptions: a failed call leaves the core's message and field instead.
 #include <emscripten/bind.h>
 #include <malloc.h>
@@ -20,6 +22,27 @@
 using namespace emscripten;
 
 namespace {
+
+// [step meta + "hasGrad": false, ...] of a generated token's steps (data: views, by index)
+std::string steps_meta(const std::vector<attn::Step>& steps) {
+  std::string out = "[";
+  for (size_t i = 0; i < steps.size(); ++i) {
+    std::string m = attn::step_meta_json(steps[i]);
+    m.pop_back();
+    out += (i ? "," : "") + m + ",\"hasGrad\":false}";
+  }
+  return out + "]";
+}
+
+// A generated token's entry (SCENARIO.md, "Generation"), its steps without data.
+std::string token_meta(const attn::GeneratedToken& g) {
+  std::string m = attn::generated_meta_json(g);
+  if (g.steps.empty()) return m;
+  m.pop_back();
+  return m + ",\"steps\":" + steps_meta(g.steps) + "}";
+}
+
+std::string ids_json(const std::vector<std::vector<int64_t>>& ids) { return nlohmann::json(ids).dump(); }
 
 val view(const attn::Tensor& t) {
   return val(typed_memory_view(static_cast<size_t>(t.numel()), t.base()));  // callers pass packed tensors
@@ -98,7 +121,12 @@ class Run : public Failure {
     }
     std::string out = j.dump();
     const std::string empty = "\"steps\":[]";
-    return out.replace(out.find(empty), empty.size(), "\"steps\":" + steps + "]");
+    out.replace(out.find(empty), empty.size(), "\"steps\":" + steps + "]");
+    if (r_.ids.empty()) return out;
+    out.pop_back();  // generation: "ids" and "generated" (step data: generatedStep)
+    out += ",\"ids\":" + ids_json(r_.ids) + ",\"generated\":[";
+    for (size_t i = 0; i < r_.generated.size(); ++i) out += (i ? "," : "") + token_meta(r_.generated[i]);
+    return out + "]}";
   }
   val output(int i) const { return view(r_.outputs.at(static_cast<size_t>(i)).value); }
   val input(int i) const { return view(r_.inputs.at(static_cast<size_t>(i)).value); }
@@ -108,6 +136,9 @@ class Run : public Failure {
   val stepGrad(int i) const {
     const attn::Step& s = r_.steps.at(static_cast<size_t>(i));
     return s.grad.defined() ? view(s.grad) : val::undefined();
+  }
+  val generatedStep(int token, int i) const {
+    return view(r_.generated.at(static_cast<size_t>(token)).steps.at(static_cast<size_t>(i)).value);
   }
 
  private:
@@ -169,6 +200,43 @@ class Trainer : public Failure {
   std::unique_ptr<attn::Session> session_;
 };
 
+// Token-by-token generation for the page (a worker streams the tokens): built once from a scenario
+// with "generate"; next() runs one forward (prefill, decode on the KV cache, or the whole window)
+// and samples; at most generate.max_new_tokens times.
+class Generation : public Failure {
+ public:
+  Generation(const std::string& scenario_json, val buffers, val blobs) {
+    guard([&] {
+      const attn::Scenario s = parse(scenario_json, buffers, blobs);
+      if (!s.generate) attn::fail_at("generate", "core.generator needs a scenario with \"generate\": {\"max_new_tokens\": N, ...}");
+      max_ = s.generation.max_new_tokens;
+      session_ = std::make_unique<attn::Session>(s);
+      gen_ = session_->generation();
+    });
+  }
+  // The next token's entry as JSON ("" after an error); its steps' data: step(i), until the next call.
+  std::string next() {
+    std::string out;
+    guard([&] {
+      if (!gen_) attn::fail("the generator was not built: ", error());
+      if (gen_->produced() >= max_)
+        attn::fail_at("generate.max_new_tokens", "generate.max_new_tokens (", max_, ") tokens are done: build a new generator for more");
+      last_ = gen_->next();
+      out = token_meta(last_);
+    });
+    return out;
+  }
+  val step(int i) const { return view(last_.steps.at(static_cast<size_t>(i)).value); }
+  std::string ids() const { return gen_ ? ids_json(gen_->ids()) : "[]"; }
+  double produced() const { return gen_ ? static_cast<double>(gen_->produced()) : 0; }
+
+ private:
+  std::unique_ptr<attn::Session> session_;
+  std::unique_ptr<attn::Generation> gen_;
+  attn::GeneratedToken last_;
+  int64_t max_ = 0;
+};
+
 std::string kernels_name() { return attn::kernels().name; }
 std::string kernels_detail() { return attn::kernels_detail(); }
 
@@ -199,7 +267,14 @@ EMSCRIPTEN_BINDINGS(attention) {
       .function("param", &Run::param)
       .function("grad", &Run::grad)
       .function("step", &Run::step)
-      .function("stepGrad", &Run::stepGrad);
+      .function("stepGrad", &Run::stepGrad)
+      .function("generatedStep", &Run::generatedStep);
+  class_<Generation, base<Failure>>("Generation")
+      .constructor<std::string, val, val>()
+      .function("next", &Generation::next)
+      .function("step", &Generation::step)
+      .function("ids", &Generation::ids)
+      .function("produced", &Generation::produced);
   class_<Trainer, base<Failure>>("Trainer")
       .constructor<std::string, val, val>()
       .function("setInput", &Trainer::setInput)

@@ -25,6 +25,15 @@ export function resultToJson(r) {
   for (const key of ['grads', 'inputs', 'params']) {
     if (r[key]?.length) s += `,"${key}":[\n${r[key].map((o) => `{"name":${JSON.stringify(o.name)},"shape":${JSON.stringify(o.shape)},"data":${arr(o.data)}}`).join(',\n')}]`;
   }
+  if (r.ids) {  // generation: as core/result_json.cpp writes it
+    const steps = (list) => list.map(({ data, ...meta }) => `${JSON.stringify(meta).slice(0, -1)},"data":${arr(data)}}`).join(',\n');
+    const tokens = r.generated.map(({ steps: st, top_probs: probs, ...g }) => {
+      const head = JSON.stringify({ position: g.position, mode: g.mode, ids: g.ids, top_ids: g.top_ids }).slice(0, -1);
+      return `${head},"top_probs":[${probs.map((row) => arr(row)).join(',')}],"cache":${JSON.stringify(g.cache)}`
+        + `${st ? `,"steps":[\n${steps(st)}]` : ''}}`;
+    });
+    s += `,"ids":${JSON.stringify(r.ids)},"generated":[\n${tokens.join(',\n')}]`;
+  }
   return `${s}}\n`;
 }
 

@@ -17,10 +17,11 @@
 #include "tensor.hpp"    // Tensor: shape + strides, views for view/transpose/chunk
 #include "random.hpp"    // Generator: PyTorch 1.13's CPU generator (manual_seed, rand, randn, nn.Linear init)
 #include "kernels.hpp"   // Kernels: scalar reference + xsimd versions of the inner loops
-#include "ops.hpp"       // linear, matmul, softmax, masked_fill, layer_norm, relu, dropout, embedding, ...
+#include "ops.hpp"       // linear, matmul, softmax, masked_fill, layer_norm, relu, gelu, dropout, embedding, ...
 #include "tape.hpp"      // Context, Var, Op, Step: the typed record of a forward pass (the steps)
 #include "graph.hpp"     // the ops modules call: each computes (ops.hpp) and records a node
 #include "attention_spec.hpp"  // one description of each module's attention conventions
 #include "module.hpp"    // Module, ModuleInfo, the module table (registry.cpp)
+#include "generate.hpp"  // Generation token by token (GPT): KV cache, nanoGPT's sampling, PyTorch's draws
 #include "scenario.hpp"  // Scenario JSON -> Result JSON (SCENARIO.md)
 #include "safetensors.hpp"  // a state_dict saved as safetensors (F32, F16, BF16) -> tensors

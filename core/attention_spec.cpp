@@ -14,6 +14,7 @@ const char* projection_name(Projection p) {
     case Projection::matrix: return "matrix";
     case Projection::fused: return "fused";
     case Projection::none: return "none";
+    case Projection::split: return "split";
   }
   return "?";
 }

@@ -17,6 +17,7 @@ enum class Projection {
   matrix,  // x @ W with W a (d_in, d_out) matrix (seed 004's SelfAttention_v1)
   fused,   // one qkv_proj to (B,T,H,3*D), chunked into q, k, v (seed 002)
   none,    // q, k, v are the inputs themselves (scaled_dot_product_attention)
+  split,   // one c_attn to (B,T,3*C) split into q | k | v, heads as column blocks of each (nanoGPT)
 };
 const char* projection_name(Projection p);
 

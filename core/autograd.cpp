@@ -290,6 +290,16 @@ void simple_backward(const Node& n, const Tensor& g, Walk& w) {
     case Op::dropout: w.give(n, 0, n.saved.defined() ? mul(g, n.saved) : g, n.saved.defined()); break;
     case Op::relu: w.give(n, 0, map2(g, n.out, [](float gi, float y) { return y > 0.f ? gi : 0.f; }), true); break;
     case Op::exp: w.give(n, 0, map2(g, n.out, [](float gi, float y) { return gi * y; }), true); break;
+    case Op::gelu: {
+      const Tensor x = w.input(n, 0).out.contiguous();
+      Tensor gx = Tensor::empty(x.shape());
+      kernels().gelu_backward(gx.data(), x.data(), g.data(), u(x.numel()));
+      w.give(n, 0, gx, true);
+      break;
+    }
+    case Op::cache_append:  // only the appended rows came from the input; the cached ones are constants
+      w.give(n, 0, g.slice(2, a.cached, g.size(2)), false);
+      break;
     case Op::add:
       w.give(n, 0, g, false);
       w.give(n, 1, reduce_to(g, w.input(n, 1).out.shape()), false);

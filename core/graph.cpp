@@ -182,6 +182,25 @@ Var layer_norm(Context& ctx, const Var& x, const Var& weight, const Var& bias) {
 
 Var relu(Context& ctx, const Var& x) { return put(ctx, Op::relu, {x.id}, relu(x.t)); }
 
+Var gelu(Context& ctx, const Var& x) { return put(ctx, Op::gelu, {x.id}, gelu(x.t)); }
+
+Var cache_append(Context& ctx, const Var& x, Tensor& cache, int64_t cached, const char* which) {
+  const int64_t Tn = x.dim() == 4 ? x.size(2) : 0;
+  if (x.dim() != 4 || cache.dim() != 4 || x.size(0) != cache.size(0) || x.size(1) != cache.size(1) ||
+      x.size(3) != cache.size(3) || cached < 0 || cached + Tn > cache.size(2))
+    fail("cache_append: ", shape_str(x.shape()), " does not fit rows [", cached, ", ", cached + Tn, ") of a cache ",
+         shape_str(cache.shape()), ": at most block_size positions are cached");
+  const Tensor src = x.t.contiguous();
+  const int64_t B = x.size(0), H = x.size(1), D = x.size(3), cap = cache.size(2);
+  for (int64_t bh = 0; bh < B * H; ++bh)  // rows of one (batch, head) are contiguous in both
+    std::copy(src.data() + bh * Tn * D, src.data() + (bh + 1) * Tn * D, cache.data() + (bh * cap + cached) * D);
+  Attrs a;
+  a.cache = which;
+  a.cached = cached;
+  a.capacity = cap;
+  return put(ctx, Op::cache_append, {x.id}, cache.slice(2, 0, cached + Tn), a);
+}
+
 Var add(Context& ctx, const Var& a, const Var& b) {
   Tensor out = a.shape() == b.shape() ? add(a.t, b.t) : broadcast_binary(a.t, b.t, [](float u, float v) { return u + v; }, "add");
   return put(ctx, Op::add, {a.id, b.id}, std::move(out));

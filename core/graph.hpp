@@ -29,6 +29,10 @@ Var chunk(Context& ctx, const Var& x, int64_t chunks, int64_t index, int64_t dim
 Var concat(Context& ctx, const std::vector<Var>& xs);
 // torch.stack(xs, dim)
 Var stack(Context& ctx, const std::vector<Var>& xs, int64_t dim);
+// A KV cache: x (B,H,Tn,D), the new keys (which "k") or values ("v"); cache (B,H,capacity,D)
+// holding `cached` rows. Writes x into rows [cached, cached + Tn) and gives rows [0, cached + Tn),
+// (B,H,t,D): a view of the cache (later appends write only rows after these).
+Var cache_append(Context& ctx, const Var& x, Tensor& cache, int64_t cached, const char* which);
 // x / s and x * s (Op::scale); s already a float32, as PyTorch rounds a Python float
 Var div_scalar(Context& ctx, const Var& x, float s);
 Var mul_scalar(Context& ctx, const Var& x, float s);
@@ -43,6 +47,7 @@ Var dropout(Context& ctx, const Var& x, float p);
 // over the last dim, nn.LayerNorm's eps 1e-5
 Var layer_norm(Context& ctx, const Var& x, const Var& weight, const Var& bias);
 Var relu(Context& ctx, const Var& x);
+Var gelu(Context& ctx, const Var& x);  // nn.GELU(): x * 0.5 * (1 + erf(x / sqrt(2)))
 // a + b, b: a's shape or a's trailing dims (broadcast over the leading ones: x + pe)
 Var add(Context& ctx, const Var& a, const Var& b);
 // weight: (V, d), ids: one per row of `rows` -> (rows..., d); ids_input: the module input they came from

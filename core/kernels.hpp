@@ -10,6 +10,11 @@
 
 namespace attn {
 
+// GELU's constants as PyTorch writes them (M_SQRT1_2, M_2_SQRTPI * M_SQRT1_2 * 0.5), spelled out:
+// the M_ macros are not standard C++.
+constexpr double kSqrt1_2 = 0.70710678118654752440;
+constexpr double kGeluBeta = 1.12837916709551257390 * 0.70710678118654752440 * 0.5;  // 1 / sqrt(2 pi)
+
 struct Kernels {
   const char* name;  // "scalar", "sse2", "avx2", "wasm-simd128"
   // C[m*ldc + n] = sum_k A[m*lda + k] * B[n*ldb + k] (+ bias[n] when bias != nullptr), for m < M, n < N:
@@ -44,6 +49,11 @@ struct Kernels {
   // rows by the caller's loop); mean and variance recomputed from x as the forward does.
   void (*layer_norm_backward)(float* dx, float* dgamma, float* dbeta, const float* x, const float* dy, const float* gamma,
                               size_t n, float eps);
+  // y = x * 0.5 * (1 + erf(x / sqrt(2))): nn.GELU()'s exact form. The SIMD twins compute erf as
+  // PyTorch's AVX2 kernel does (Abramowitz & Stegun 7.1.26, |error| < 1.5e-7), the scalar one with std::erf.
+  void (*gelu)(float* y, const float* x, size_t n);
+  // dx = dy * (cdf(x) + x * pdf(x)), cdf = 0.5 * (1 + erf(x / sqrt(2))), pdf = exp(-x^2 / 2) / sqrt(2 pi)
+  void (*gelu_backward)(float* dx, const float* x, const float* dy, size_t n);
 };
 
 const Kernels& scalar_kernels();

@@ -94,11 +94,24 @@ void layer_norm_backward(float* dx, float* dgamma, float* dbeta, const float* x,
   for (size_t i = 0; i < n; ++i) dx[i] = rstd * (dy[i] * gamma[i] - m1 - (x[i] - mean) * rstd * m2);
 }
 
+// As PyTorch's scalar GELU (aten/src/ATen/native/cpu/Activation.cpp), float throughout.
+void gelu(float* y, const float* x, size_t n) {
+  const float alpha = static_cast<float>(kSqrt1_2);
+  for (size_t i = 0; i < n; ++i) y[i] = x[i] * 0.5f * (1.f + std::erf(x[i] * alpha));
+}
+void gelu_backward(float* dx, const float* x, const float* dy, size_t n) {
+  const float alpha = static_cast<float>(kSqrt1_2), beta = static_cast<float>(kGeluBeta);
+  for (size_t i = 0; i < n; ++i) {
+    const float cdf = 0.5f * (1.f + std::erf(x[i] * alpha)), pdf = beta * std::exp(x[i] * x[i] * -0.5f);
+    dx[i] = dy[i] * (cdf + x[i] * pdf);
+  }
+}
+
 }  // namespace
 
 const Kernels& scalar_kernels() {
   static const Kernels k{"scalar", gemm_nt, gemm_nn, axpy, add, scale, mul, masked_fill, relu, softmax, layer_norm,
-                         softmax_backward, layer_norm_backward};
+                         softmax_backward, layer_norm_backward, gelu, gelu_backward};
   return k;
 }
 

@@ -282,9 +282,45 @@ struct K {
     for (; i < n; ++i) dx[i] = rstd * (dy[i] * gamma[i] - m1 - (x[i] - mean) * rstd * m2);
   }
 
+  // erf as PyTorch's AVX2 Vectorized<float>::erf computes it: Abramowitz & Stegun 7.1.26,
+  // sign(x) * (1 - t * poly(t) * exp(-x^2)), t = 1 / (1 + 0.3275911 |x|), |error| < 1.5e-7; exp of
+  // -x^2 <= 0 is exp_nonpositive's domain.
+  static B erf(const B& x) {
+    const B ax = xsimd::abs(x);
+    const B t = B(1.f) / xsimd::fma(B(0.3275911f), ax, B(1.f));
+    B r = xsimd::fma(B(1.061405429f), t, B(-1.453152027f));
+    r = xsimd::fma(r, t, B(1.421413741f));
+    r = xsimd::fma(r, t, B(-0.284496736f));
+    r = xsimd::fma(r, t, B(0.254829592f));
+    const B e = xsimd::fnma(exp_nonpositive(-(x * x)) * t, r, B(1.f));  // 1 - t r exp(-x^2)
+    return xsimd::select(x < B(0.f), -e, e);
+  }
+  static void gelu(float* y, const float* x, size_t n) {
+    const float alpha = static_cast<float>(kSqrt1_2);
+    size_t i = 0;
+    for (; i + W <= n; i += W) {
+      const B v = B::load_unaligned(x + i);
+      (v * B(0.5f) * (B(1.f) + erf(v * B(alpha)))).store_unaligned(y + i);
+    }
+    for (; i < n; ++i) y[i] = x[i] * 0.5f * (1.f + std::erf(x[i] * alpha));
+  }
+  static void gelu_backward(float* dx, const float* x, const float* dy, size_t n) {
+    const float alpha = static_cast<float>(kSqrt1_2), beta = static_cast<float>(kGeluBeta);
+    size_t i = 0;
+    for (; i + W <= n; i += W) {
+      const B v = B::load_unaligned(x + i);
+      const B cdf = B(0.5f) * (B(1.f) + erf(v * B(alpha))), pdf = B(beta) * exp_nonpositive(v * v * B(-0.5f));
+      (B::load_unaligned(dy + i) * xsimd::fma(v, pdf, cdf)).store_unaligned(dx + i);
+    }
+    for (; i < n; ++i) {
+      const float cdf = 0.5f * (1.f + std::erf(x[i] * alpha)), pdf = beta * std::exp(x[i] * x[i] * -0.5f);
+      dx[i] = dy[i] * (cdf + x[i] * pdf);
+    }
+  }
+
   static const Kernels& table(const char* name) {
     static const Kernels k{name, gemm_nt, gemm_nn, axpy, add, scale, mul, masked_fill, relu, softmax, layer_norm,
-                           softmax_backward, layer_norm_backward};
+                           softmax_backward, layer_norm_backward, gelu, gelu_backward};
     return k;
   }
 };

@@ -27,15 +27,17 @@ struct Linear {
   }
 };
 
-// nn.LayerNorm(n): weight ones, bias zeros, eps 1e-5; draws nothing
+// nn.LayerNorm(n): weight ones, bias zeros, eps 1e-5; draws nothing. bias = false: nanoGPT's
+// LayerNorm(ndim, bias=False), no bias parameter at all.
 struct LayerNorm {
   Tensor weight, bias;
   LayerNorm() = default;
-  explicit LayerNorm(int64_t n) : weight(Tensor::full({n}, 1.f)), bias(Tensor::zeros({n})) {}
+  explicit LayerNorm(int64_t n, bool has_bias = true)
+      : weight(Tensor::full({n}, 1.f)), bias(has_bias ? Tensor::zeros({n}) : Tensor()) {}
   Var operator()(Context& ctx, const Var& x) const { return layer_norm(ctx, x, ctx.param(weight), ctx.param(bias)); }
   void parameters(const std::string& prefix, ParamList& out) {
     out.emplace_back(prefix + "weight", &weight);
-    out.emplace_back(prefix + "bias", &bias);
+    if (bias.defined()) out.emplace_back(prefix + "bias", &bias);
   }
 };
 

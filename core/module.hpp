@@ -17,6 +17,8 @@
 
 namespace attn {
 
+class Generative;  // generate.hpp: a module that generates token by token (GPT)
+
 struct NamedTensor {
   std::string name;
   Tensor value;
@@ -36,6 +38,11 @@ class Module {
   virtual void parameters(const std::string& prefix, ParamList& out) = 0;
   // Its attention blocks with this config's numbers (heads, head dims, the float scale).
   virtual std::vector<AttentionSpec> attention() const { return {}; }
+  // Non-null for a language model that generate (SCENARIO.md, "Generation") can drive.
+  virtual Generative* generative() { return nullptr; }
+  // A state_dict name this module's files may hold that is not a parameter here and is skipped
+  // when loading weights: a buffer the core recomputes, or a tied alias (GPT's lm_head.weight).
+  virtual bool skips_in_state_dict(const std::string& name) const { return false; }
 };
 
 enum class ArgType { Int, Float, Bool };
@@ -94,6 +101,8 @@ struct ModuleInfo {
   // Its attention blocks' conventions, without the config's numbers (heads, scale: 0). For a module
   // with layers, one entry per kind of block, prefix written with "*" for the layer index.
   std::vector<AttentionSpec> attention;
+  // A language model "generate" can drive (its module's generative() is non-null).
+  bool generates = false;
 };
 
 const std::vector<ModuleInfo>& module_registry();

@@ -28,6 +28,7 @@ ModuleInfo info_DecoderLayer();                  // 002 (cross-attention fixed)
 ModuleInfo info_Transformer();                   // 002 (decoder loop fixed)
 
 ModuleInfo info_CausalTransformer();             // 002 + 004: the decoder-only model the page trains
+ModuleInfo info_GPT();                           // nanoGPT's GPT (its model.py), generates (generate.hpp)
 
 // Shared by seed 002's modules (positional_encoding.cpp): x + pe[:T] (names the "pe" step), the
 // even-width check, and token ids read from an ids input.

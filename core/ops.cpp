@@ -186,8 +186,16 @@ Tensor relu(const Tensor& x) {
   return out;
 }
 
-Tensor layer_norm(const Tensor& x_, const Tensor& gamma, const Tensor& beta, float eps) {
+Tensor gelu(const Tensor& x_) {
+  const Tensor x = x_.contiguous();
+  Tensor out = Tensor::empty(x.shape());
+  kernels().gelu(out.data(), x.data(), static_cast<size_t>(x.numel()));
+  return out;
+}
+
+Tensor layer_norm(const Tensor& x_, const Tensor& gamma, const Tensor& beta_, float eps) {
   const int64_t n = x_.size(-1);
+  const Tensor beta = beta_.defined() ? beta_ : Tensor::zeros({n});  // + 0 is what F.layer_norm adds without a bias
   if (gamma.numel() != n || beta.numel() != n)
     fail("layer_norm: normalized_shape (", gamma.numel(), ") must equal the input's last dimension (", n, ")");
   Tensor x = x_.contiguous();

@@ -38,7 +38,8 @@ Tensor mul_scalar(const Tensor& x, float s);  // x * s   (s already rounded to f
 Tensor div_scalar(const Tensor& x, float s);  // x / s
 Tensor add(const Tensor& a, const Tensor& b); // same shapes
 Tensor relu(const Tensor& x);
-// over the last dimension, eps as nn.LayerNorm's default 1e-5
+Tensor gelu(const Tensor& x);  // nn.GELU(), the exact (erf) form
+// over the last dimension, eps as nn.LayerNorm's default 1e-5; beta undefined: no bias (nanoGPT's bias=False)
 Tensor layer_norm(const Tensor& x, const Tensor& gamma, const Tensor& beta, float eps = 1e-5f);
 // train-mode nn.Dropout's mask: per element bernoulli(1 - p) drawn from gen, divided by (1 - p), so
 // dropout(x) = mul(x, mask); p == 1 gives zeros without drawing, as PyTorch does

@@ -5,10 +5,17 @@
 //  native/cpu/DistributionTemplates.h  normal_fill for contiguous float tensors of >= 16 elements:
 //                                fill with uniforms, Box-Muller on blocks of 16 (8 pairs), redo the
 //                                last 16 with fresh uniforms when the size is not a multiple of 16
-//  native/cpu/DistributionKernels.cpp  bernoulli_(p) without MKL: uniform double < p, one per element
+//  native/cpu/DistributionKernels.cpp  bernoulli_(p) without MKL: uniform double < p, one per element;
+//                                exponential_ without MKL: at::exponential_distribution<double>, i.e.
+//                                -1/lambda * log(1 - u) of one uniform double per element, cast to float
+//  native/Distributions.cpp      multinomial_out without replacement (torch.multinomial's default):
+//                                q = empty_like(probs).exponential_(1); div_out(q, probs, q) in float;
+//                                num_samples == 1: argmax_out(q, -1). Checked against torch 1.13 in
+//                                tests/fixtures/rng_sampling.json (scripts/make_rng_fixtures.py).
 #include "random.hpp"
 
 #include <cmath>
+#include <vector>
 
 namespace attn {
 
@@ -68,6 +75,7 @@ double Generator::normal_double() {
 }
 
 void Generator::uniform_(float* out, size_t n, double from, double to) {
+  if (skip_values_) return engine_.discard(n);  // one 32-bit draw per element
   const float f = static_cast<float>(from), t = static_cast<float>(to);
   for (size_t i = 0; i < n; ++i) out[i] = uniform_float(random(), f, t);
 }
@@ -79,6 +87,7 @@ void Generator::normal_(float* out, size_t n, double mean, double std) {
     for (size_t i = 0; i < n; ++i) out[i] = static_cast<float>(normal_double() * std + mean);
     return;
   }
+  if (skip_values_) return engine_.discard(n + (n % 16 != 0 ? 16 : 0));  // as below: n draws, 16 more for a tail
   const float m = static_cast<float>(mean), s = static_cast<float>(std);
   for (size_t i = 0; i < n; ++i) out[i] = uniform_float(random(), 0.f, 1.f);
   for (size_t i = 0; i + 16 <= n; i += 16) normal_fill_16(out + i, m, s);
@@ -93,6 +102,24 @@ void Generator::randn(float* out, size_t n) { normal_(out, n, 0.0, 1.0); }
 
 void Generator::bernoulli_(float* out, size_t n, double p) {
   for (size_t i = 0; i < n; ++i) out[i] = uniform_double() < p ? 1.f : 0.f;
+}
+
+void Generator::exponential_(float* out, size_t n, double lambd) {
+  for (size_t i = 0; i < n; ++i) out[i] = static_cast<float>(-1.0 / lambd * std::log(1.0 - uniform_double()));
+}
+
+void Generator::multinomial1(const float* probs, size_t rows, size_t n, int64_t* out) {
+  std::vector<float> q(rows * n);
+  exponential_(q.data(), q.size());
+  for (size_t r = 0; r < rows; ++r) {
+    size_t best = 0;
+    float best_v = probs[r * n] / q[r * n];
+    for (size_t j = 1; j < n; ++j) {
+      const float v = probs[r * n + j] / q[r * n + j];
+      if (v > best_v) best = j, best_v = v;
+    }
+    out[r] = static_cast<int64_t>(best);
+  }
 }
 
 void Generator::linear_init(float* weight, size_t weight_n, float* bias, size_t bias_n, int64_t fan_in) {

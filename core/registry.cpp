@@ -26,6 +26,7 @@ const std::vector<ModuleInfo>& module_registry() {
       info_DecoderLayer(),
       info_Transformer(),
       info_CausalTransformer(),
+      info_GPT(),
   };
   return table;
 }

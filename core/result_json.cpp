@@ -115,25 +115,52 @@ std::string attention_json(const std::vector<AttentionSpec>& specs) {
   return out + "]";
 }
 
+namespace {
+
+// ,"steps":[...] : each step's description, then its data (and gradient)
+void put_steps(std::string& out, const std::vector<Step>& steps) {
+  out += ",\"steps\":[";
+  for (size_t i = 0; i < steps.size(); ++i) {
+    std::string meta = step_meta_json(steps[i]);
+    meta.pop_back();  // the closing brace: data follows
+    out += (i ? ",\n" : "\n") + meta + ",\"data\":";
+    put_floats(out, steps[i].value);
+    if (steps[i].grad.defined()) {
+      out += ",\"grad\":";
+      put_floats(out, steps[i].grad);
+    }
+    out += '}';
+  }
+  out += "]";
+}
+
+}  // namespace
+
+// {"position", "mode", "ids", "top_ids", "top_probs", "cache": {"shape", "bytes"} | null} of one new
+// token, without its steps (SCENARIO.md, "Generation").
+std::string generated_meta_json(const GeneratedToken& g) {
+  std::string out = "{\"position\":" + std::to_string(g.position) + ",\"mode\":\"" + g.mode + "\",\"ids\":";
+  put_list(out, g.ids, [&](int64_t id) { out += std::to_string(id); });
+  out += ",\"top_ids\":";
+  put_list(out, g.top, [&](const std::vector<TopToken>& row) { put_list(out, row, [&](const TopToken& t) { out += std::to_string(t.id); }); });
+  out += ",\"top_probs\":";
+  put_list(out, g.top, [&](const std::vector<TopToken>& row) { put_list(out, row, [&](const TopToken& t) { put_float(out, t.p); }); });
+  out += ",\"cache\":";
+  if (g.cache_shape.empty()) {
+    out += "null";
+  } else {
+    out += "{\"shape\":";
+    put_list(out, g.cache_shape, [&](int64_t d) { out += std::to_string(d); });
+    out += ",\"bytes\":" + std::to_string(g.cache_bytes) + "}";
+  }
+  return out + "}";
+}
+
 std::string result_to_json(const Result& r) {
   std::string out = "{\"module\":";
   put_string(out, r.module);
   put_tensors(out, "outputs", r.outputs, &r.output_steps);
-  if (!r.steps.empty()) {
-    out += ",\"steps\":[";
-    for (size_t i = 0; i < r.steps.size(); ++i) {
-      std::string meta = step_meta_json(r.steps[i]);
-      meta.pop_back();  // the closing brace: data follows
-      out += (i ? ",\n" : "\n") + meta + ",\"data\":";
-      put_floats(out, r.steps[i].value);
-      if (r.steps[i].grad.defined()) {
-        out += ",\"grad\":";
-        put_floats(out, r.steps[i].grad);
-      }
-      out += '}';
-    }
-    out += "]";
-  }
+  if (!r.steps.empty()) put_steps(out, r.steps);
   out += ",\"attention\":" + attention_json(r.attention);
   if (r.has_loss) {
     out += ",\"loss\":";
@@ -146,6 +173,21 @@ std::string result_to_json(const Result& r) {
   if (!r.grads.empty()) put_tensors(out, "grads", r.grads);
   if (!r.inputs.empty()) put_tensors(out, "inputs", r.inputs);
   if (!r.params.empty()) put_tensors(out, "params", r.params);
+  if (!r.ids.empty()) {
+    out += ",\"ids\":";
+    put_list(out, r.ids, [&](const std::vector<int64_t>& row) { put_list(out, row, [&](int64_t id) { out += std::to_string(id); }); });
+    out += ",\"generated\":[";
+    for (size_t i = 0; i < r.generated.size(); ++i) {
+      std::string meta = generated_meta_json(r.generated[i]);
+      if (!r.generated[i].steps.empty()) {
+        meta.pop_back();
+        put_steps(meta, r.generated[i].steps);
+        meta += '}';
+      }
+      out += (i ? ",\n" : "\n") + meta;
+    }
+    out += "]";
+  }
   return out + "}\n";
 }
 
@@ -183,6 +225,7 @@ std::string modules_json() {
                     {"inputs", inputs},
                     {"outputs", m.outputs},
                     {"dropout", has_dropout(m)},
+                    {"generates", m.generates},
                     {"attention", json::parse(attention_json(m.attention))}});
   }
   return list.dump();

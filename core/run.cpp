@@ -17,7 +17,7 @@ namespace {
 // A state_dict loaded strictly, as load_state_dict(strict=True): every parameter from the file,
 // shapes equal; buffers PyTorch keeps in a state_dict (the causal `mask`, the positional `pe`)
 // are recomputed by the core, so they are accepted and skipped.
-void load_weights(const Scenario& s, ParamList& params) {
+void load_weights(const Scenario& s, ParamList& params, const Module& module) {
   auto is_buffer = [](const std::string& n) {
     for (const std::string tail : {"mask", "pe"})
       if (n == tail || (n.size() > tail.size() + 1 && n.compare(n.size() - tail.size() - 1, std::string::npos, "." + tail) == 0))
@@ -32,7 +32,7 @@ void load_weights(const Scenario& s, ParamList& params) {
     for (auto& [pname, t] : params)
       if (pname == w.name) target = t;
     if (!target) {
-      if (is_buffer(w.name)) continue;
+      if (is_buffer(w.name) || module.skips_in_state_dict(w.name)) continue;
       fail_at("weights", "weights '", s.weights_name, "': '", w.name, "' is not a parameter of ", s.module,
               ": its parameters are ", names, " (was the file saved from another module or config?)");
     }
@@ -138,6 +138,8 @@ Tensor build_target(const Scenario& s, Generator& gen) {
   return t;
 }
 
+}  // namespace
+
 void collect_outputs(const Outputs& outputs, const Context& ctx, Result& r) {
   check_outputs(outputs);
   for (const NamedVar& o : outputs) {
@@ -146,16 +148,18 @@ void collect_outputs(const Outputs& outputs, const Context& ctx, Result& r) {
   }
 }
 
-}  // namespace
-
 Session::Session(const Scenario& s) : s_(s), info_(&module_info(s.module)), gen_(std::make_unique<Generator>(s.seed)) {
   const Config config = make_config(*info_, s.config);
+  // With weights, every parameter is replaced (load_weights is strict): construction only needs to
+  // leave the generator where PyTorch's construction leaves it.
+  gen_->set_skip_values(!s.weights.empty());
   std::unique_ptr<Module> module = info_->make(config, *gen_);
+  gen_->set_skip_values(false);
   ParamList params;
   module->parameters("", params);
   int64_t total = 0;
   for (auto& [name, t] : params) total += t->numel();
-  if (!s.weights.empty()) load_weights(s, params);
+  if (!s.weights.empty()) load_weights(s, params, *module);
   set_params(s, params);
   inputs_ = build_inputs(s, *info_, *gen_, total);
   target_ = build_target(s, *gen_);
@@ -214,10 +218,29 @@ Result Session::gradients(bool trace) {
 
 float Session::step() { return trainer_->step(inputs_, target_); }
 
+std::unique_ptr<Generation> Session::generation() {
+  for (size_t i = 0; i < info_->inputs.size(); ++i)
+    if (info_->inputs[i].kind == InputKind::Ids)
+      return std::make_unique<Generation>(trainer_->module(), params(), *gen_, inputs_[i], s_.generation, s_.trace);
+  fail_at("generate", s_.module, " has no token ids input to generate from");
+}
+
+// The prompt's forward (the result's outputs and steps), then max_new_tokens tokens.
+static Result run_generation(Session& session, const Scenario& s) {
+  Result r;
+  r.module = s.module;
+  std::unique_ptr<Generation> g = session.generation();
+  for (int64_t k = 0; k < s.generation.max_new_tokens; ++k) r.generated.push_back(g->next(k == 0 ? &r : nullptr));
+  r.ids = g->ids();
+  return r;
+}
+
 Result run(const Scenario& s) {
   Session session(s);
   Result r;
-  if (s.optimize) {
+  if (s.generate) {
+    r = run_generation(session, s);
+  } else if (s.optimize) {
     std::vector<float> losses;
     for (int64_t k = 0; k < s.steps; ++k) losses.push_back(session.step());
     r = session.forward(s.trace);  // the trained module's outputs

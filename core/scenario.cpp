@@ -360,6 +360,36 @@ void parse_optimize(const json& o, Scenario& s) {
   s.optimize = true;
 }
 
+// "generate": {"max_new_tokens": N, "temperature": 1.0, "top_k": null, "top_p": null, "cache": true}
+void parse_generate(const json& g, const ModuleInfo& info, Scenario& s) {
+  if (!g.is_object())
+    fail_at("generate", "scenario.generate must be {\"max_new_tokens\": N, \"temperature\": 1.0, \"top_k\": null, \"top_p\": null}");
+  check_keys(g, "scenario.generate", {"max_new_tokens", "temperature", "top_k", "top_p", "cache"}, "generate");
+  if (!info.generates) fail_at("generate", "scenario.generate needs a language model: ", info.id, " does not generate (GPT does)");
+  GenerateSpec& p = s.generation;
+  const json n = g.value("max_new_tokens", json());
+  if (!n.is_number_integer() || n.get<int64_t>() < 1 || n.get<int64_t>() > kMaxNewTokens)
+    fail_at("generate.max_new_tokens", "generate.max_new_tokens (", n.is_null() ? std::string("missing") : brief(n),
+            ") must be an integer from 1 to ", kMaxNewTokens);
+  p.max_new_tokens = n.get<int64_t>();
+  if (g.contains("temperature"))
+    p.temperature = number_field(g, "temperature", 1.0, 0, false, "generate.temperature");  // 0: greedy
+  const json k = g.value("top_k", json());
+  if (!k.is_null() && (!k.is_number_integer() || k.get<int64_t>() < 1))
+    fail_at("generate.top_k", "generate.top_k (", brief(k), ") must be null or an integer >= 1");
+  p.top_k = k.is_null() ? 0 : k.get<int64_t>();
+  const json tp = g.value("top_p", json());
+  const double top_p = tp.is_number() ? tp.get<double>() : NAN;
+  if (!tp.is_null() && !(top_p > 0 && top_p <= 1))
+    fail_at("generate.top_p", "generate.top_p (", brief(tp), ") must be null or a number in (0, 1]: the probability mass kept");
+  p.top_p = tp.is_null() ? 0 : top_p;
+  if (g.contains("cache")) {
+    if (!g["cache"].is_boolean()) fail_at("generate.cache", "generate.cache (", brief(g["cache"]), ") must be true or false");
+    p.cache = g["cache"].get<bool>();
+  }
+  s.generate = true;
+}
+
 void parse_training(const json& j, const ModuleInfo& info, Scenario& s) {
   if (j.contains("loss")) parse_loss(j["loss"], info, s);
   if (j.contains("grads")) {
@@ -383,7 +413,7 @@ Scenario parse_scenario(const std::string& text, std::vector<std::vector<float>>
   if (!j.is_object()) fail("scenario must be a JSON object like {\"module\": \"softmax\", \"inputs\": [...]}");
   check_keys(j, "scenario",
              {"module", "config", "seed", "train", "trace", "inputs", "params", "return_inputs", "return_params", "weights", "loss",
-              "grads", "optimize"},
+              "grads", "optimize", "generate"},
              "");
   Scenario s;
   if (!j.contains("module") || !j["module"].is_string())
@@ -399,6 +429,11 @@ Scenario parse_scenario(const std::string& text, std::vector<std::vector<float>>
   if (j.contains("params")) parse_params(j["params"], s);
   if (j.contains("weights")) parse_weights(j["weights"], blobs, s);
   parse_training(j, info, s);
+  if (j.contains("generate")) {
+    parse_generate(j["generate"], info, s);
+    if (s.has_loss) fail_at("generate", "scenario.generate cannot be combined with loss, grads or optimize: generate or train");
+    if (s.train) fail_at("train", "scenario.generate runs the model in eval mode (model.eval(), as nanoGPT's sample.py): set train to false");
+  }
   return s;
 }
 

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "generate.hpp"
 #include "module.hpp"
 #include "safetensors.hpp"
 #include "train.hpp"
@@ -49,6 +50,9 @@ struct Scenario {
   OptimizerSpec optimizer;
   double clip_grad_norm = 0;     // > 0: clip_grad_norm_(params, this) before each step
   int64_t steps = 1;
+  // Generation (SCENARIO.md, "Generation"): max_new_tokens new tokens after the ids input's prompt.
+  bool generate = false;
+  GenerateSpec generation;
 };
 
 // Training runs at most this many optimizer steps per scenario (a page trains step by step).
@@ -66,6 +70,8 @@ struct Result {
   float loss = 0;                         // the loss (optimize: of the last step)
   std::vector<float> losses;              // optimize: the loss before each step
   std::vector<NamedTensor> grads;         // grads: every parameter, then "input:<name>" per float input
+  std::vector<std::vector<int64_t>> ids;  // generate: per batch row, the prompt then the new ids
+  std::vector<GeneratedToken> generated;  // generate: one entry per new token
 };
 
 // Limits that keep one run within memory (see README "Limits").
@@ -86,6 +92,8 @@ std::string modules_json();                               // the module table, f
 // "tokens", "code", "cpp"} (the bindings add the data as a typed array).
 std::string step_meta_json(const Step& step);
 std::string attention_json(const std::vector<AttentionSpec>& specs);
+// One generated token's entry of a result without its steps (SCENARIO.md, "Generation").
+std::string generated_meta_json(const GeneratedToken& token);
 std::string version();
 
 }  // namespace attn

@@ -25,12 +25,15 @@ class Session {
   Result forward(bool trace);
   Result gradients(bool trace);
   float step();
+  // Token by token from the ids input (the scenario's "generate"; the module must generate).
+  std::unique_ptr<Generation> generation();
 
   const ParamList& params() const { return trainer_->params(); }
   const std::vector<Tensor>& grads() const { return trainer_->grads(); }
   int64_t steps_done() const { return trainer_->steps_done(); }
   const std::vector<Tensor>& inputs() const { return inputs_; }
   const ModuleInfo& info() const { return *info_; }
+  Module& module() { return trainer_->module(); }
 
  private:
   Scenario s_;
@@ -40,5 +43,8 @@ class Session {
   std::vector<Tensor> inputs_;      // module order
   Tensor target_;
 };
+
+// A forward's outputs into a result: their tensors, the steps holding them; NaN is an error.
+void collect_outputs(const Outputs& outputs, const Context& ctx, Result& r);
 
 }  // namespace attn

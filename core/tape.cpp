@@ -27,12 +27,14 @@ const char* op_name(Op op) {
     case Op::chunk: return "chunk";
     case Op::concat: return "concat";
     case Op::stack: return "stack";
+    case Op::cache_append: return "cache_append";
     case Op::scale: return "scale";
     case Op::masked_fill: return "masked_fill";
     case Op::softmax: return "softmax";
     case Op::dropout: return "dropout";
     case Op::layer_norm: return "layer_norm";
     case Op::relu: return "relu";
+    case Op::gelu: return "gelu";
     case Op::amax: return "amax";
     case Op::sub: return "sub";
     case Op::exp: return "exp";
@@ -166,6 +168,8 @@ json attrs_of(const Node& n, const std::vector<Node>& nodes) {
     case Op::dropout: return {{"p", static_cast<double>(a.p)}};
     case Op::layer_norm: return {{"weight", param(1)}, {"bias", param(2)}, {"eps", static_cast<double>(a.eps)}};
     case Op::cross_entropy: return {{"ignore_index", a.ignore_index}};
+    case Op::cache_append:
+      return {{"cache", a.cache}, {"cached", a.cached}, {"new", n.out.size(2) - a.cached}, {"capacity", a.capacity}, {"dim", 2}};
     default: return json::object();
   }
 }
@@ -204,6 +208,7 @@ std::string call_of(const Node& n, const std::vector<std::string>& args) {
     case Op::softmax: return "softmax(" + args[0] + (a.dim == -1 ? "" : ", " + i(a.dim)) + ")";
     case Op::dropout: return "dropout(" + args[0] + ", " + num(a.p) + ")";
     case Op::amax: return "amax(" + args[0] + ", " + i(a.dim) + ")";
+    case Op::cache_append: return "cache_append(" + a.cache + "_cache, " + args[0] + ")";
     case Op::mse_loss:
     case Op::cross_entropy: return std::string(op_name(n.op)) + "(" + args[0] + ", target)";
     default: return std::string(op_name(n.op)) + "(" + list(0) + ")";  // linear, add, relu, layer_norm, ...

@@ -35,12 +35,14 @@ enum class Op : uint8_t {
   chunk,                // one of `chunks` equal slices of a dim (a view)
   concat,               // torch.cat(xs, dim=-1)
   stack,                // torch.stack(xs, dim)
+  cache_append,         // a KV cache with new rows appended along the sequence: (B,H,t,D)
   scale,                // x / s or x * s (s a float32, as PyTorch rounds it)
   masked_fill,          // x with masked cells replaced by a fill value (-inf or -1e9)
   softmax,              // over the last dim; a row of -inf gives zeros
   dropout,              // train mode: zero with probability p, scale the rest by 1/(1-p)
   layer_norm,           // over the last dim (nn.LayerNorm)
   relu,
+  gelu,                 // nn.GELU(): x * 0.5 * (1 + erf(x / sqrt(2))), the exact (erf) form
   amax,                 // max over a dim, keepdim (seed 003's softmax, pass 1)
   sub,                  // a - b, b broadcast (seed 003's softmax: x - x_max)
   exp,                  // e^x elementwise
@@ -69,6 +71,9 @@ struct Attrs {
   Shape shape;                // view: the new shape
   int64_t ignore_index = -100;  // cross_entropy
   std::string ids_input;      // embedding: the module input that held the ids ("" when given otherwise)
+  std::string cache;          // cache_append: which cache, "k" or "v"
+  int64_t cached = 0;         // cache_append: rows it held before this append
+  int64_t capacity = 0;       // cache_append: rows it can hold (block_size)
 };
 
 // A tensor and the node that made it (-1 when nothing is recorded). A plain Tensor converts to a

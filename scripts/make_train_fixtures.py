@@ -405,6 +405,27 @@ def grad_fixtures_causal_transformer():
     return f
 
 
+def grad_fixtures_gpt():
+    """nanoGPT's GPT: next-token cross-entropy through the tied wte / lm_head (both of its uses add
+    to one gradient), GELU, bias-free LayerNorms and Linears, dropout in train mode."""
+    f = {}
+    cfg = {'vocab_size': 11, 'block_size': 8, 'n_layer': 2, 'n_head': 2, 'n_embd': 8, 'dropout': 0.0, 'bias': True}
+    ids = [1, 5, 2, 7, 3, 9, 4, 10, 0, 6, 8, 2]
+    targets = [5, 2, 7, 3, 9, -100, 10, 0, 6, 8, 2, -100]
+    ce = {'fn': 'cross_entropy', 'ignore_index': -100, 'target': {'shape': [2, 6], 'data': targets}}
+    f['grad_gpt_ce'] = grads({'module': 'GPT', 'config': cfg, 'seed': 70, 'inputs': [data('idx', [2, 6], ids)]}, ce)
+    f['grad_gpt_nobias_ce'] = grads(
+        {'module': 'GPT', 'config': {**cfg, 'vocab_size': 7, 'n_head': 4, 'bias': False}, 'seed': 71,
+         'inputs': [data('idx', [1, 7], [0, 6, 3, 3, 1, 5, 2])]},
+        {'fn': 'cross_entropy', 'target': {'shape': [1, 7], 'data': [6, 3, 3, 1, 5, 2, 4]}})
+    f['grad_gpt_dropout_train'] = grads(
+        {'module': 'GPT', 'config': {**cfg, 'dropout': 0.2}, 'seed': 72, 'train': True, 'inputs': [data('idx', [2, 6], ids)]}, ce)
+    f['grad_gpt_sum_attention_weights'] = grads(
+        {'module': 'GPT', 'config': {**cfg, 'n_layer': 1}, 'seed': 73, 'inputs': [data('idx', [1, 5], [3, 1, 4, 1, 5])]},
+        mse([1, 1, 2, 5, 5], 'rand', output='attention_weights'))
+    return f
+
+
 def optimize_fixtures():
     """20 steps of SGD (momentum; nesterov + weight decay), Adam, AdamW; each without and with
     gradient clipping; one run in train mode with dropout (its draws continue step after step)."""
@@ -440,13 +461,24 @@ def optimize_fixtures():
           'seed': 64, 'inputs': [data('idx', [2, 6], [1, 2, 3, 7, 1, 2, 4, 4, 6, 7, 4, 4])]}
     ct_ce = {'fn': 'cross_entropy', 'target': {'shape': [2, 6], 'data': [-100, -100, -100, 1, 2, 3, -100, -100, -100, 4, 4, 6]}}
     f['opt_adamw_causal_transformer'] = optimize(ct, ct_ce, optimizer='AdamW', lr=0.01, eps=1e-4, clip_grad_norm=1.0)
+    f.update(optimize_fixtures_gpt())
     return f
+
+
+def optimize_fixtures_gpt():
+    """nanoGPT's GPT trained as its train.py trains it (AdamW, betas (0.9, 0.95), grad_clip 1.0),
+    20 steps of next-token cross-entropy on one batch."""
+    gpt = {'module': 'GPT', 'config': {'vocab_size': 11, 'block_size': 8, 'n_layer': 2, 'n_head': 2, 'n_embd': 8},
+           'seed': 74, 'inputs': [data('idx', [2, 7], [1, 5, 2, 7, 3, 9, 4, 10, 0, 6, 8, 2, 2, 1])]}
+    ce = {'fn': 'cross_entropy', 'target': {'shape': [2, 7], 'data': [5, 2, 7, 3, 9, 4, 10, 0, 6, 8, 2, 2, 1, 3]}}
+    return {'opt_adamw_gpt': optimize(gpt, ce, optimizer='AdamW', lr=0.01, betas=[0.9, 0.95], eps=1e-4, weight_decay=0.1,
+                                      clip_grad_norm=1.0)}
 
 
 def fixtures():
     f = {}
     for family in (grad_fixtures_seed004, grad_fixtures_seed000, grad_fixtures_seed003, grad_fixtures_seed001_002,
-                   grad_fixtures_transformer, grad_fixtures_causal_transformer, optimize_fixtures):
+                   grad_fixtures_transformer, grad_fixtures_causal_transformer, optimize_fixtures, grad_fixtures_gpt):
         f.update(family())
     return f
 

@@ -1,7 +1,8 @@
 // Saves docs/screenshot.png: the page in headless Chromium (playwright-core, served by Vite as in
 // tests/browser/harness.mjs) after typing a sentence, at laptop width. Also writes a 360 px wide
-// capture to docs/screenshot-360.png to check the narrow layout.
-//   node scripts/screenshot.mjs [--sentence "..."] [--out docs/screenshot.png]
+// capture to docs/screenshot-360.png to check the narrow layout, and docs/screenshot-train.png:
+// training mode (#train=induction) mid-run, once the held-out accuracy has passed --accuracy.
+//   node scripts/screenshot.mjs [--sentence "..."] [--out docs/screenshot.png] [--only page|train] [--accuracy 0.9]
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -13,11 +14,30 @@ const opt = (name, fallback) => { const i = args.indexOf(name); return i >= 0 ? 
 const sentence = opt('--sentence', "the animal didn't cross the street because it was too tired");
 const out = resolve(root, opt('--out', 'docs/screenshot.png'));
 const narrowOut = out.replace(/\.png$/, '-360.png');
+const trainOut = out.replace(/\.png$/, '-train.png');
+const only = opt('--only', '');
+const accuracy = Number(opt('--accuracy', '0.9'));
 
-const server = await startServer();
-const browser = await launch();
-try {
-  const { page, errors } = await openPage(browser.context, server.url);
+// Training mode while induction trains: the chart half way, the heads turning into the pattern.
+async function trainShot(context, url) {
+  const { page, errors } = await openPage(context, `${url}#train=induction`);
+  await page.setViewportSize({ width: 1366, height: 1180 });
+  await page.locator('[data-testid="train-start"]:not([disabled])').waitFor();
+  await page.getByTestId('train-start').click();
+  await page.waitForFunction((a) => (window.playground.training().accuracy ?? 0) >= a, accuracy, { timeout: 120000 });
+  await page.evaluate(() => document.getElementById('training').scrollIntoView());
+  await page.waitForTimeout(300);
+  mkdirSync(dirname(trainOut), { recursive: true });
+  await page.screenshot({ path: trainOut });
+  const t = await page.evaluate(() => window.playground.training());
+  console.log(`wrote ${trainOut} (step ${t.step}, held-out accuracy ${t.accuracy.toFixed(3)}, running: ${t.running})`);
+  if (errors.length) console.log(`page errors:\n${errors.join('\n')}`);
+  await page.close();
+}
+
+// The playground after typing the sentence, at laptop width and at 360 px.
+async function pageShots(context, url) {
+  const { page, errors } = await openPage(context, url);
   await page.setViewportSize({ width: 1366, height: 900 });
   const input = page.getByTestId('tokens-input');
   await input.fill('');
@@ -39,6 +59,13 @@ try {
   const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
   console.log(`wrote ${narrowOut} (horizontal overflow at 360 px: ${overflow} px)`);
   if (errors.length) console.log(`page errors:\n${errors.join('\n')}`);
+}
+
+const server = await startServer();
+const browser = await launch();
+try {
+  if (only !== 'page') await trainShot(browser.context, server.url);
+  if (only !== 'train') await pageShots(browser.context, server.url);
 } finally {
   await browser.close();
   await server.close();

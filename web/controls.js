@@ -27,7 +27,8 @@ export function controlView(state, info) {
     seqS: random && mod.kind !== 'x',
     width: !mod.widthArg && mod.kind !== 'ids',
     causal: true,
-    train: true,
+    trainmode: true,
+    grads: true,
     seed: true,
   };
   const text2Cross = mod.kind === 'ids' ? 'text2.target' : mod.kind === 'decoder' ? 'text2.encoder' : 'text2.kv';
@@ -41,6 +42,7 @@ export function controlView(state, info) {
       note: mod.builtinCausal ? 'causal.builtin' : mod.mask ? (mod.mask.maskedValue === 0 ? 'causal.seed000' : 'causal.seed003') : 'causal.none',
     },
     trainNote: info.dropout ? 'train.dropout' : 'train.noDropout',
+    gradsNote: mod.kind === 'ids' ? 'grads.next' : 'grads.sum',
   };
 }
 
@@ -93,7 +95,8 @@ function writeView(panel, view, info) {
   causal.disabled = view.causal.disabled;
   causal.checked = view.causal.checked;
   $('causal-note').textContent = t(view.causal.note);
-  $('train-note').textContent = t(view.trainNote);
+  $('trainmode-note').textContent = t(view.trainNote);
+  $('grads-note').textContent = t(view.gradsNote);
   $('module-summary').textContent = tCore(info.summary);
 }
 
@@ -125,7 +128,8 @@ export function createControls(panel, modules, { onField, onArg }) {
     // Lesson mode: the course author's hidden controls (state.hide); argument fields are rebuilt
     // when the module changes, so this runs after every draw.
     hideAuthorControls(hide) {
-      const hidden = new Set(names(hide));
+      // `train` named the dropout box before training mode (state.js LEGACY_TRAIN): still hides it.
+      const hidden = new Set(names(hide).map((name) => (name === 'train' ? 'trainmode' : name)));
       for (const field of panel.querySelectorAll('[data-control]')) {
         const name = field.dataset.control;
         field.classList.toggle('author-hidden', hidden.has(name) || hidden.has(name.replace(/^arg:/, '')));

@@ -10,6 +10,8 @@ import { lang, t } from './i18n.js';
 import { createLinkWriter, presetState } from './link.js';
 import { measureWidths, recompute, renderControls, setArg, setState } from './page.js';
 import { presets } from './presets.js';
+import { TRAIN_OVERRIDES } from './state.js';
+import { relabelTraining } from './train-page.js';
 import { createShareDialog } from './share.js';
 import { createPresetButtons } from './views/presets.js';
 import { createSoftmaxCard } from './views/softmax-card.js';
@@ -17,10 +19,20 @@ import { createWeightsPicker } from './weights.js';
 
 const $ = (id) => document.getElementById(id);
 
+// Weights training mode handed over (train-page.js) belong to its CausalTransformer: another
+// module (picked, or a preset's) runs with its seeded weights; "Show in the playground" brings them back.
+function leaveTrainedWeights(page, module) {
+  if (!page.weights?.fromTraining || module === 'CausalTransformer') return;
+  page.weights = null;
+  page.weightsPicker.adopt(null);
+  showWeightsStatus(null);
+}
+
 // A static field edited (data-field="<key>"): the state, and what a new module or source implies.
 function editField(page, key, value) {
   const patch = { [key]: value };
   if (key === 'module') {
+    leaveTrainedWeights(page, value);
     // A preset's table fits its own module only; other modules start from seeded embeddings.
     if (page.state.source === 'table') patch.source = 'embedding';
     patch.step = '';
@@ -31,10 +43,13 @@ function editField(page, key, value) {
   recompute(page);
 }
 
-// A preset button: its state, keeping the typed texts, the language and other modules' arguments.
+// A preset button: its state, keeping the typed texts, the language, other modules' arguments
+// and training mode (its task and settings).
 function pickPreset(page, preset) {
   const { text, text2, lang: language, config } = page.state;
-  setState(page, presetState(preset, { under: { text, text2, lang: language, config } }));
+  const training = Object.fromEntries(['train', 'trainseed', ...TRAIN_OVERRIDES].map((k) => [k, page.state[k]]));
+  setState(page, presetState(preset, { under: { text, text2, lang: language, config, ...training } }));
+  leaveTrainedWeights(page, page.state.module);
   renderControls(page);
   recompute(page);
 }
@@ -112,6 +127,7 @@ function relabel(page, link) {
   $('copy-link-note').textContent = '';
   renderControls(page);
   recompute(page);
+  relabelTraining(page);
 }
 
 async function copyLink(page) {

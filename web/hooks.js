@@ -1,6 +1,8 @@
 // window.playground: what tests, scripts/measure-*.mjs and course pages read of a live page. Every
 // name is used from outside: keep them and their behaviour. getPage() is null until the core has
-// loaded (page.js holds the state, the last run and the views' latest results).
+// loaded (page.js holds the state, the last run and the views' latest results; page.train the
+// training run, train-page.js).
+import { headsSummary, trainingSummary } from './train-data.js';
 
 export function exposeHooks(getPage) {
   window.playground = {
@@ -16,5 +18,12 @@ export function exposeHooks(getPage) {
     // The WASM heap: memory size and bytes malloc holds now (soak tests watch both for growth).
     heap: () => ({ wasmMemoryBytes: getPage().core.heapBytes(), wasmMallocBytes: getPage().core.heapUsed() }),
     plan: () => getPage()?.last?.plan ?? null,     // scenario.js's frozen plan of the last good run
+    // Training mode: {task, step, losses (every step's), accuracy (the latest held-out one, or
+    // null), stepsPerSecond, running}; null before the core loaded.
+    training: () => (getPage()?.train ? trainingSummary(getPage().train.controller.run, getPage().state.train) : null),
+    // The latest snapshot's heads: [{layer, head, scores (train/patterns.js), labels}].
+    trainingHeads: () => (getPage()?.train ? headsSummary(getPage().train.controller.run) : []),
+    // Every evaluation so far: [{step, heldoutAccuracy, trainAccuracy}] (every evalEvery steps).
+    trainingAccuracies: () => structuredClone(getPage()?.train?.controller.run.accuracies ?? []),
   };
 }

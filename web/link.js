@@ -3,7 +3,7 @@
 // hash, once typing pauses or at once when the link is asked for. page.js owns the live state.
 
 import { presets } from './presets.js';
-import { defaultState, fromHash, hashProblems, schema, toHash } from './state.js';
+import { defaultState, fromHash, hashProblems, linkParams, schema, toHash } from './state.js';
 
 // States laid over one another, later layers winning; `config` (arguments per module) merged.
 export function layer(...states) {
@@ -20,7 +20,7 @@ export function presetState(preset, { under = {}, over = {} } = {}) {
 // an unknown module falls back to the default. problems(): what the link had that was ignored,
 // in the current language.
 export function readLink(hash, moduleIds) {
-  const params = new URLSearchParams(hash.replace(/^#/, ''));
+  const params = linkParams(hash);
   const fromLink = fromHash(hash);
   const preset = presets.find((p) => p.id === params.get('preset'));
   const own = Object.fromEntries(Object.keys(schema).filter((key) => params.has(key)).map((key) => [key, fromLink[key]]));

@@ -1,7 +1,8 @@
 // The page's startup, as a list of named calls: hooks, language, core, link, page, controls,
-// events, first recompute. page.js holds the one state and its one direction (state → plan →
+// events, training mode, first recompute. page.js holds the one state and its one direction (state → plan →
 // core → typed steps → views); events.js wires the inputs to it; link.js reads and writes the
-// URL; hooks.js is what tests see (window.playground). README "How a keystroke flows".
+// URL; train-page.js runs training mode; hooks.js is what tests see (window.playground).
+// README "How a keystroke flows".
 import { loadAttention } from '../bindings/attention.mjs';
 import { buildControls, wireEvents } from './events.js';
 import { exposeHooks } from './hooks.js';
@@ -9,6 +10,7 @@ import { i18nText, lang, pickLang, setLang, translatePage } from './i18n.js';
 import { readLink } from './link.js';
 import { createPage, recompute } from './page.js';
 import { fromHash } from './state.js';
+import { buildTraining } from './train-page.js';
 
 // The language: the link's `lang`, else the browser's (i18n.js). Static texts follow at once and
 // the switch works while the core loads; onSwitch is the page's relabel once it is built.
@@ -63,6 +65,7 @@ async function main() {
   page = createPage(core, link.state);
   buildControls(page, link);
   wireEvents(page, language, link);
+  buildTraining(page);
   recompute(page);
   document.body.dataset.ready = 'true';
 }

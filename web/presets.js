@@ -29,7 +29,7 @@ export const presets = [
     get help() { return t('preset.default.help'); },
     state: {
       module: 'CausalMultiHeadAttention', text: DEFAULT_SENTENCE, seed: 123, source: 'embedding', pairing: 'one',
-      train: false, config: { CausalMultiHeadAttention: { d_in: 64, d_out: 64, context_length: 32, dropout: 0.1, num_heads: 4, qkv_bias: false } },
+      trainmode: false, config: { CausalMultiHeadAttention: { d_in: 64, d_out: 64, context_length: 32, dropout: 0.1, num_heads: 4, qkv_bias: false } },
     },
   },
   {
@@ -38,7 +38,7 @@ export const presets = [
     get help() { return t('preset.journey.help'); },
     state: {
       module: 'SelfAttention_v1', text: 'Your journey starts with one step', tokenizer: 'word', seed: 123,
-      source: 'table', table: 'journey', pairing: 'one', train: false,
+      source: 'table', table: 'journey', pairing: 'one', trainmode: false,
       config: { SelfAttention_v1: { d_in: 3, d_out: 2 } },
     },
   },
@@ -48,7 +48,7 @@ export const presets = [
     get help() { return t('preset.mha000.help'); },
     state: {
       module: 'MultiHeadAttention', seed: 0, source: 'randn', kv: 'separate', batch: 64, seqT: 10, seqS: 10,
-      causal: false, pairing: 'one', train: false, config: { MultiHeadAttention: { d_model: 512, num_heads: 8 } },
+      causal: false, pairing: 'one', trainmode: false, config: { MultiHeadAttention: { d_model: 512, num_heads: 8 } },
     },
   },
   {
@@ -57,7 +57,7 @@ export const presets = [
     get help() { return t('preset.mhsa001.help'); },
     state: {
       module: 'MultiHeadSelfAttention', text: 'attention lets every token look at every other token', seed: 0,
-      source: 'embedding', pairing: 'one', train: false,
+      source: 'embedding', pairing: 'one', trainmode: false,
       config: { MultiHeadSelfAttention: { dim_in: 32, dim_k: 32, dim_v: 64, num_heads: 8 } },
     },
   },
@@ -66,7 +66,7 @@ export const presets = [
     get label() { return t('preset.transformer002.label'); },
     get help() { return t('preset.transformer002.help'); },
     state: {
-      module: 'Transformer', text: 'I love you', text2: '<bos> 我 爱 你', tokenizer: 'word', seed: 0, train: false,
+      module: 'Transformer', text: 'I love you', text2: '<bos> 我 爱 你', tokenizer: 'word', seed: 0, trainmode: false,
       config: { Transformer: { vocab_size: 7, emb_dim: 16, num_heads: 2, ffn_dim: 32, num_layers: 2 } },
     },
   },
@@ -76,7 +76,7 @@ export const presets = [
     get help() { return t('preset.cross003.help'); },
     state: {
       module: 'SplitHeadsMultiHeadAttention', seed: 0, source: 'randn', kv: 'same', batch: 2, seqT: 5, seqS: 6,
-      causal: false, pairing: 'cross', train: true,
+      causal: false, pairing: 'cross', trainmode: true,
       config: { SplitHeadsMultiHeadAttention: { d_model: 64, num_heads: 8, dropout: 0.1 } },
     },
   },

@@ -235,7 +235,8 @@ function deepFreeze(value) {
 
 // The plan: one scenario (`main`) for one core.run, and what the views label its result with:
 // {module, mod, config, pairing, main, sentences, vocab, table, tokens (labels per input name, per
-// batch item), lengths {q, k}, B, T, S, d, mask, notes [{key, params}], ids {q, k}}. Made whole in
+// batch item), lengths {q, k}, B, T, S, d, mask, notes [{key, params}], ids {q, k}, loss: null, or
+// 'next' / 'sum' when the run computes gradients (lossFor)}. Made whole in
 // one call and deep-frozen (deepFreeze): nothing edits a plan after it is made.
 // options.weights: the loaded trained weights (weights.js), whose vocabulary the Transformer's ids
 // follow; options.returnParams: also return the module's parameters (the GPU computes from them).
@@ -250,20 +251,30 @@ export function planRun(state, info, { weights = null, returnParams = false } = 
   else part = isRandom(state) ? planRandom(state, mod, d) : planText(state, mod, d, pairing);
   const masking = planMask(state, mod, part, pairing);
   const finalConfig = part.config ?? config;
-  const train = state.train && finalConfig.dropout > 0 ? [note('scenario.trainNote', { pct: Math.round(finalConfig.dropout * 100), p: finalConfig.dropout })] : [];
+  const train = state.trainmode && finalConfig.dropout > 0 ? [note('scenario.trainNote', { pct: Math.round(finalConfig.dropout * 100), p: finalConfig.dropout })] : [];
   const notes = [...part.notes, ...train, ...masking.notes];
   const main = {
-    module: info.id, config: finalConfig, seed: state.seed, train: state.train, trace: true, return_inputs: true,
+    module: info.id, config: finalConfig, seed: state.seed, train: state.trainmode, trace: true, return_inputs: true,
     // The Transformer's own embedding.weight is its vocabulary table (the vocabulary view shows it).
     ...(returnParams || mod.kind === 'ids' ? { return_params: true } : {}),
+    ...(state.grads ? { loss: lossFor(mod, part), grads: true } : {}),
     inputs: masking.input ? [...part.inputs, masking.input] : part.inputs,
   };
   return deepFreeze({
     module: info.id, mod, config: finalConfig, pairing, main,
     sentences: part.sentences, vocab: part.vocab ?? null, table: part.table ?? null, ids: part.ids ?? null,
     tokens: part.tokens, lengths: part.lengths, B: part.B, T: part.T, S: part.S, d: mod.kind === 'ids' ? finalConfig.emb_dim : d,
-    mask: masking.mask, notes,
+    mask: masking.mask, notes, loss: state.grads ? (mod.kind === 'ids' ? 'next' : 'sum') : null,
   });
+}
+
+// The loss whose gradients the step cards show (state.grads): for token models the next-token
+// cross_entropy of the sequence the output runs over (target[i] = ids[i + 1], the last position
+// ignored), as training uses; for the others output.sum(), so dL/d(step) is how each value moves it.
+function lossFor(mod, part) {
+  if (mod.kind !== 'ids') return { fn: 'sum' };
+  const ids = part.ids.q;
+  return { fn: 'cross_entropy', target: { shape: [1, ids.length], data: [...ids.slice(1), -100] }, ignore_index: -100 };
 }
 
 // Runs the plan on the core: one traced run. weights: {name, bytes} of a loaded safetensors file.
@@ -272,7 +283,7 @@ export function runPlan(core, plan, weights = null) {
 }
 
 // The scenario fields a core error can name (error.field) and the control each belongs beside.
-const FIELD_CONTROLS = { module: 'module', seed: 'seed', train: 'train', weights: 'weights' };
+const FIELD_CONTROLS = { module: 'module', seed: 'seed', train: 'trainmode', weights: 'weights', loss: 'grads' };
 
 // Which control a core error belongs beside, from the scenario field it names: an argument's
 // field, the mask's (the causal box), the weights', else the tokens box.

@@ -2,8 +2,10 @@
 // the state round-trips through the URL hash so any view is a shareable link. Module arguments
 // live per module (config[moduleId][arg]) so switching modules and back keeps what was typed.
 // presets.js holds named states, link.js reads and writes links; page.js owns the one live copy.
+// Training mode (README "Training in the page") is `train` (the task) and the train* fields.
 
 import { t } from './i18n.js';
+import { TASK_IDS } from './train/tasks.js';
 
 export const DEFAULT_SENTENCE = "the animal didn't cross the street because it was too tired";
 
@@ -13,7 +15,7 @@ export const schema = {
   tokenizer: { type: 'enum', values: ['word', 'char'], default: 'word' },
   module: { type: 'string', default: 'CausalMultiHeadAttention' },
   seed: { type: 'int', default: 123, min: 0, max: 2 ** 53 - 1 },
-  train: { type: 'bool', default: false },      // module.train(): dropout acts only then
+  trainmode: { type: 'bool', default: false },  // module.train(): dropout acts only then (legacy link: train=1)
   causal: { type: 'bool', default: true },      // modules with a mask input only
   pairing: { type: 'enum', values: ['one', 'batch', 'cross'], default: 'one' },
   source: { type: 'enum', values: ['embedding', 'table', 'randn', 'rand'], default: 'embedding' },
@@ -33,7 +35,33 @@ export const schema = {
   head: { type: 'int', default: 0, min: 0, max: 4095 },    // the attention view's head
   item: { type: 'int', default: 0, min: 0, max: 255 },     // the attention view's batch item
   lang: { type: 'enum', values: ['en', 'zh'], default: '' },  // UI language; '' (absent) = the browser's (i18n.js)
+  grads: { type: 'bool', default: false },      // step cards show dL/d(step) beside the value (scenario.js lossFor)
+  // Training mode: the task trained in the page ('' = the playground alone) and its run's settings
+  // (web/train/engine.js resolveConfig); 0 or '' = the task's own default.
+  train: { type: 'enum', values: ['', ...TASK_IDS], default: '' },
+  trainseed: { type: 'int', default: 1, min: 0, max: 4294967295 },
+  trainwidth: { type: 'int', default: 0, min: 0, max: 512 },     // emb_dim
+  trainheads: { type: 'int', default: 0, min: 0, max: 16 },      // num_heads
+  trainlayers: { type: 'int', default: 0, min: 0, max: 6 },      // num_layers
+  trainffn: { type: 'int', default: 0, min: 0, max: 2048 },      // ffn_dim
+  trainopt: { type: 'enum', values: ['', 'SGD', 'Adam', 'AdamW'], default: '' },
+  trainlr: { type: 'number', default: 0, min: 0, max: 10 },
+  trainbatch: { type: 'int', default: 0, min: 0, max: 1024 },
+  trainsteps: { type: 'int', default: 0, min: 0, max: 100000 },
 };
+
+// The training settings of a state, as engine.js resolveConfig takes them (the task's defaults
+// fill what is 0 or ''); null outside training mode.
+export function trainSettings(state) {
+  if (!state.train) return null;
+  const pick = (entries) => Object.fromEntries(entries.filter(([, v]) => v));
+  const model = pick([['emb_dim', state.trainwidth], ['num_heads', state.trainheads], ['num_layers', state.trainlayers], ['ffn_dim', state.trainffn]]);
+  const optimizer = pick([['optimizer', state.trainopt], ['lr', state.trainlr]]);
+  return { task: state.train, seed: state.trainseed, model, optimizer, ...pick([['batch', state.trainbatch], ['steps', state.trainsteps]]) };
+}
+
+// The fields a new task resets to its defaults (the seed stays).
+export const TRAIN_OVERRIDES = ['trainwidth', 'trainheads', 'trainlayers', 'trainffn', 'trainopt', 'trainlr', 'trainbatch', 'trainsteps'];
 
 // Values for required arguments the core gives no default for: the page's default scenario is a
 // d_model 64, 4-head model, small enough to recompute on every keystroke.
@@ -78,16 +106,36 @@ function parseField(field, raw) {
       const v = Number(raw);
       return Number.isInteger(v) && v >= field.min && v <= field.max ? v : field.default;
     }
+    case 'number': {
+      const v = raw.trim() === '' ? NaN : Number(raw);
+      return Number.isFinite(v) && v >= field.min && v <= field.max ? v : field.default;
+    }
     case 'object': try { const v = JSON.parse(raw); return validConfig(v) ? v : field.default; } catch { return field.default; }
     default: return field.default;
   }
+}
+
+// Links made before training mode said `train=1` (or true, 0, false) for the dropout flag, now
+// `trainmode`: such a value is read as trainmode (unless the link has trainmode too), so old course
+// links keep working. `train=<task id>` is training mode.
+const LEGACY_TRAIN = { 1: true, true: true, 0: false, false: false };
+
+// A link's parameters, with a legacy `train` rewritten as `trainmode`.
+export function linkParams(hash) {
+  const params = new URLSearchParams(hash.replace(/^#/, ''));
+  const legacy = LEGACY_TRAIN[params.get('train')];
+  if (legacy !== undefined) {
+    params.delete('train');
+    if (!params.has('trainmode')) params.set('trainmode', legacy ? '1' : '0');
+  }
+  return params;
 }
 
 // What is wrong with a link's hash, one message per field (fromHash ignores those fields): unknown
 // fields, values of the wrong type or range, over-long text. Messages quote at most 40 characters
 // of the bad value; the page shows them as text, never as markup.
 export function hashProblems(hash, { modules = null, presets = [] } = {}) {
-  const params = new URLSearchParams(hash.replace(/^#/, ''));
+  const params = linkParams(hash);
   const problems = [];
   const quote = (s) => JSON.stringify(s.length > 40 ? `${s.slice(0, 40)}…` : s);
   for (const [key, raw] of params) {
@@ -98,12 +146,13 @@ export function hashProblems(hash, { modules = null, presets = [] } = {}) {
     }
     if (!field) { problems.push(t('link.notField', { key: quote(key) })); continue; }
     if (field.type === 'string' && raw.length > MAX_LINK_TEXT) problems.push(t('link.tooLong', { key, n: raw.length, max: MAX_LINK_TEXT }));
-    if (field.type === 'enum' && !field.values.includes(raw)) problems.push(t('link.enum', { key, value: quote(raw), list: field.values.join(', ') }));
+    if (field.type === 'enum' && !field.values.includes(raw)) problems.push(t('link.enum', { key, value: quote(raw), list: field.values.filter(Boolean).join(', ') }));
     if (field.type === 'bool' && !['0', '1', 'true', 'false'].includes(raw)) problems.push(t('link.bool', { key, value: quote(raw) }));
     if (field.type === 'int') {
       const v = Number(raw);
       if (!Number.isInteger(v) || v < field.min || v > field.max) problems.push(t('link.int', { key, value: quote(raw), min: field.min, max: field.max }));
     }
+    if (field.type === 'number' && parseField(field, raw) !== Number(raw)) problems.push(t('link.number', { key, value: quote(raw), min: field.min, max: field.max }));
     if (field.type === 'object') {
       let ok = false;
       try { ok = validConfig(JSON.parse(raw)); } catch { ok = false; }
@@ -133,7 +182,7 @@ export function toHash(state) {
 
 export function fromHash(hash) {
   const state = defaultState();
-  const params = new URLSearchParams(hash.replace(/^#/, ''));
+  const params = linkParams(hash);
   for (const [key, field] of Object.entries(schema)) {
     if (params.has(key)) state[key] = parseField(field, params.get(key));
   }

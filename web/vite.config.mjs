@@ -2,7 +2,8 @@
 // the playground (index.html), an example lesson page with three embedded demos (examples/lesson.html),
 // and the <attention-playground> element at a fixed name (dist/attention-playground.js) for
 // course pages to load. The page imports ../bindings/attention.mjs, which loads
-// ../build/wasm/attention.{js,wasm}.
+// ../build/wasm/attention.{js,wasm}; so does training mode's module worker (train/worker.js), built
+// as an ES module (`worker.format`) beside the page's own chunks.
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vite';
 
@@ -14,6 +15,7 @@ export default defineConfig({
   base: './',
   server: { fs: { allow: [project] }, host: '127.0.0.1' },
   preview: { host: '127.0.0.1' },
+  worker: { format: 'es' },
   build: {
     outDir: `${project}/dist`,
     emptyOutDir: true,

@@ -42,7 +42,8 @@ export function vocabFromTokens(tokens) {
 
 // Wires the picker (input + drop zone) and renders the listing. onChange(weights | null, error)
 // is called when a file was loaded, refused, or cleared; weights is {name, bytes, tensors,
-// vocab?, vocabName?}. Returns {render, refresh (on a language switch), loadBuffer(name, bytes), loadVocab(name, text)}.
+// vocab?, vocabName?}. Returns {render, refresh (on a language switch), loadBuffer(name, bytes),
+// loadVocab(name, text), adopt(weights)}.
 export function createWeightsPicker(core, els, onChange) {
   let current = null;
   const render = (w) => {
@@ -114,5 +115,8 @@ export function createWeightsPicker(core, els, onChange) {
     render(null);
     onChange(null, null);
   });
-  return { render, refresh: () => render(current), loadBuffer, loadVocab };
+  // Weights the page made itself (training mode hands over the model it trained: train-page.js),
+  // shown as if picked; the caller applies them, so onChange is not called.
+  const adopt = (w) => { current = w; render(w); };
+  return { render, refresh: () => render(current), loadBuffer, loadVocab, adopt };
 }

@@ -90,6 +90,41 @@ test('the built playground itself runs under the strict CSP (WASM, WebGPU shader
   assert.deepEqual(problems, []);
 });
 
+// Watches a page and its frames for console errors, page errors and CSP violations.
+async function strictPage() {
+  const page = await browser.context.newPage();
+  const problems = [];
+  page.on('console', (m) => { if (m.type() === 'error' || /Content.Security.Policy/i.test(m.text())) problems.push(m.text()); });
+  page.on('pageerror', (e) => problems.push(String(e)));
+  await page.addInitScript(() => document.addEventListener('securitypolicyviolation', (e) => console.error(`CSP violation: ${e.violatedDirective} ${e.blockedURI}`)));
+  return { page, problems };
+}
+
+test('training mode runs under the strict CSP: its module worker in the built page and in the lesson\'s <attention-playground train="induction">', async () => {
+  const { page, problems } = await strictPage();
+  await page.goto(`${site.url}#train=copy&trainsteps=60`);
+  await page.locator('[data-testid="train-start"]:not([disabled])').waitFor({ timeout: 30000 });
+  await page.getByTestId('train-start').click();
+  await page.waitForFunction(() => window.playground.training().step === 60 && !window.playground.training().running, null, { timeout: 60000 });
+  assert.equal((await page.evaluate(() => window.playground.training())).losses.length, 60);
+  await page.waitForFunction(() => window.playground.result()?.module === 'CausalTransformer');   // the trained model, in the playground
+  const lesson = await browser.context.newPage();
+  lesson.on('console', (m) => { if (m.type() === 'error') problems.push(m.text()); });
+  await lesson.goto(`${site.url}examples/lesson.html`);
+  const handle = await lesson.locator('#demo-train').elementHandle();
+  await handle.scrollIntoViewIfNeeded();
+  const frame = await (await handle.evaluateHandle((el) => el.shadowRoot.querySelector('iframe'))).asElement().contentFrame();
+  await frame.waitForSelector('body[data-ready="true"]', { timeout: 30000 });
+  await frame.evaluate(() => document.addEventListener('securitypolicyviolation', (e) => console.error(`CSP violation: ${e.violatedDirective}`)));
+  assert.equal(await frame.getByTestId('train-task').inputValue(), 'induction');
+  await frame.locator('[data-testid="train-start"]:not([disabled])').waitFor({ timeout: 30000 });
+  await frame.getByTestId('train-start').click();
+  await frame.waitForFunction(() => window.playground.training().step >= 50, null, { timeout: 60000 });
+  await frame.getByTestId('train-pause').click();
+  await frame.waitForFunction(() => !window.playground.training().running && window.playground.result()?.module === 'CausalTransformer');
+  assert.deepEqual(problems, []);
+});
+
 test('a link round-trips the whole state, preset included', async () => {
   const { page, errors } = await openPage(browser.context, dev.url);
   await page.locator('#module').selectOption('MultiHeadAttention');

@@ -77,6 +77,9 @@ test('lang=zh shows Chinese headings, labels, step explanations and checks, and 
   for (const c of changes) assert.match(c, CJK, c);
   assert.equal(await page.locator('[data-step="attn_weights"] .formula').textContent(), 'attn_weights = torch.softmax(attn_scores / keys.shape[-1]**0.5, dim=-1)');
   await page.locator('[data-step="keys_heads"] button').first().click();
+  // The selection redraws on the next frame: wait for it rather than read the panel mid-update.
+  await page.waitForFunction(() => document.querySelector('#code-panel .code-title')?.textContent === '第 4 步：keys_heads', null, { timeout: 5000 })
+    .catch(() => {});
   assert.equal(await page.locator('#code-panel .code-title').textContent(), '第 4 步：keys_heads');
   assert.deepEqual(await page.locator('#code-panel h3').allTextContents(), ['PyTorch（教程代码）', 'C++（核心实现）']);
   assert.match(await page.getByTestId('code-python').textContent(), /\.view\(b, num_tokens, self\.num_heads, self\.head_dim\)\.transpose\(1, 2\)/);

@@ -152,6 +152,8 @@ std::vector<Case> elementwise_cases() {
        [](const std::vector<Vec>& x, const Node&) { Vec y = x[0]; for (double& e : y) e = e > 0 ? e : 0; return y; }},
       {"exp", {{2, 5}}, [](Context& c, const std::vector<Var>& v) { return attn::exp(c, v[0]); },
        [](const std::vector<Vec>& x, const Node&) { Vec y = x[0]; for (double& e : y) e = std::exp(e); return y; }},
+      {"gelu (erf), 37 elements: vector body and scalar tail", {{37}}, [](Context& c, const std::vector<Var>& v) { return attn::gelu(c, v[0]); },
+       [](const std::vector<Vec>& x, const Node&) { Vec y = x[0]; for (double& e : y) e = e * 0.5 * (1 + std::erf(e / std::sqrt(2.0))); return y; }},
       {"add (broadcast over the batch, as x + pe)", {{2, 3, 4}, {1, 3, 4}},
        [](Context& c, const std::vector<Var>& v) { return attn::add(c, v[0], v[1]); },
        [](const std::vector<Vec>& x, const Node&) { Vec y = x[0]; for (size_t i = 0; i < y.size(); ++i) y[i] += x[1][i % 12]; return y; }},
@@ -223,6 +225,18 @@ std::vector<Case> matrix_cases() {
          }
          return y;
        }},
+      {"layer_norm without bias (nanoGPT's bias=False)", {{3, 5}, {5}},
+       [](Context& c, const std::vector<Var>& v) { return attn::layer_norm(c, v[0], v[1], Var()); },
+       [](const std::vector<Vec>& x, const Node&) {
+         Vec y(x[0].size());
+         for (size_t r = 0; r < 3; ++r) {
+           double m = 0, var = 0;
+           for (int j = 0; j < 5; ++j) m += x[0][r * 5 + j] / 5;
+           for (int j = 0; j < 5; ++j) var += (x[0][r * 5 + j] - m) * (x[0][r * 5 + j] - m) / 5;
+           for (int j = 0; j < 5; ++j) y[r * 5 + j] = (x[0][r * 5 + j] - m) / std::sqrt(var + static_cast<double>(1e-5f)) * x[1][j];
+         }
+         return y;
+       }},
       {"embedding (repeated ids accumulate)", {{5, 3}},
        [](Context& c, const std::vector<Var>& v) { return attn::embedding(c, v[0], {4, 1, 4, 0, 2, 4}, {2, 3}); },
        [](const std::vector<Vec>& x, const Node&) {
@@ -260,6 +274,22 @@ std::vector<Case> layout_cases() {
            for (int j = 0; j < 3; ++j) y.push_back(x[0][r * 3 + j]);
            for (int j = 0; j < 2; ++j) y.push_back(x[1][r * 2 + j]);
            for (int j = 0; j < 3; ++j) y.push_back(x[0][r * 3 + j]);
+         }
+         return y;
+       }},
+      {"cache_append: 2 new rows after 3 cached ones (constants), of a 6-row cache", {{2, 2, 2, 3}},
+       [](Context& c, const std::vector<Var>& v) {
+         attn::Tensor cache = attn::Tensor::zeros({2, 2, 6, 3});
+         for (int64_t i = 0; i < cache.numel(); ++i) cache.data()[i] = 0.1f * static_cast<float>(i % 7);
+         return attn::cache_append(c, v[0], cache, 3, "k");
+       },
+       [](const std::vector<Vec>& x, const Node&) {
+         Vec y;
+         for (int bh = 0; bh < 4; ++bh) {
+           for (int r = 0; r < 3; ++r)
+             for (int d = 0; d < 3; ++d) y.push_back(static_cast<double>(0.1f * static_cast<float>((bh * 18 + r * 3 + d) % 7)));
+           for (int r = 0; r < 2; ++r)
+             for (int d = 0; d < 3; ++d) y.push_back(x[0][bh * 6 + r * 3 + d]);
          }
          return y;
        }},

@@ -9,6 +9,7 @@
 
 #include "attention.hpp"
 #include "fixtures.hpp"
+#include "generation_check.hpp"
 
 namespace {
 
@@ -68,6 +69,10 @@ void check_fixture(const std::string& name, bool simd) {
       INFO(name << ": loss before step " << i + 1 << ": " << r.losses[i] << " vs PyTorch " << want[i]);
       CHECK(std::fabs(r.losses[i] - want[i]) <= 1e-4 * std::fabs(want[i]) + 1e-7);
     }
+  }
+  if (expected.contains("ids")) {
+    INFO(name << (simd ? " [simd]" : " [scalar]") << ": generation");
+    fixtures::check_generation(r, expected);
   }
   CHECK(compared > 0);
 }

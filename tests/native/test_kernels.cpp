@@ -97,6 +97,22 @@ TEST_CASE("SIMD axpy, add, scale and relu equal their scalar twins", "[kernels]"
   }
 }
 
+TEST_CASE("SIMD gelu and gelu_backward equal their scalar twins (erf as PyTorch's AVX2 kernel)", "[kernels][backward]") {
+  EACH_SIMD_TABLE();
+  for (size_t n : kSizes) {
+    auto x = random_vector(n, 11, -6.f, 6.f), dy = random_vector(n, 12);
+    if (n > 2) x[0] = 0.f, x[1] = -12.f;  // erf's centre and a tail where exp(-x^2) underflows
+    std::vector<float> a(n), b(n), ga(n), gb(n);
+    S().gelu(a.data(), x.data(), n);
+    V().gelu(b.data(), x.data(), n);
+    S().gelu_backward(ga.data(), x.data(), dy.data(), n);
+    V().gelu_backward(gb.data(), x.data(), dy.data(), n);
+    INFO("n = " << n << " gelu " << max_diff(a, b) << " backward " << max_diff(ga, gb));
+    CHECK(max_diff(a, b) <= 1e-6);  // |A&S erf - erf| < 1.5e-7, times |x| / 2 <= 3
+    CHECK(max_diff(ga, gb) <= 2e-6);
+  }
+}
+
 TEST_CASE("SIMD softmax equals the scalar softmax, rows sum to 1", "[kernels][softmax]") {
   EACH_SIMD_TABLE();
   for (size_t n : kSizes) {

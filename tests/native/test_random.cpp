@@ -62,6 +62,68 @@ TEST_CASE("the generator reproduces PyTorch's streams op by op", "[random]") {
   CHECK(checked > 500);
 }
 
+// tests/fixtures/rng_sampling.json: exponential_ and torch.multinomial(probs, 1), what nanoGPT's
+// generate() draws, interleaved with rand/randn so the generator's state after each is checked too.
+TEST_CASE("exponential_ and multinomial(probs, 1) reproduce PyTorch's draws exactly", "[random][generate]") {
+  const auto doc = fixtures::json::parse(fixtures::read_text(fixtures::dir() + "/rng_sampling.json"));
+  size_t checked = 0;
+  for (const auto& stream : doc["streams"]) {
+    attn::Generator g(stream["seed"].get<uint64_t>());
+    for (const auto& op : stream["ops"]) {
+      const std::string kind = op["op"].get<std::string>();
+      INFO("seed " << stream["seed"].get<uint64_t>() << ", " << op.dump().substr(0, 80));
+      std::vector<float> got;
+      if (kind == "exponential_") {
+        got.resize(op["n"].get<size_t>());
+        g.exponential_(got.data(), got.size(), op["lambd"].get<double>());
+      } else if (kind == "multinomial") {
+        const fixtures::json& p = op["probs"];
+        const bool rows = p[0].is_array();
+        std::vector<float> probs;
+        for (const auto& r : rows ? p : fixtures::json::array({p}))
+          for (const auto& v : r) probs.push_back(v.get<float>());
+        const size_t R = rows ? p.size() : 1, n = probs.size() / R;
+        std::vector<int64_t> ids(R);
+        g.multinomial1(probs.data(), R, n, ids.data());
+        got.assign(ids.begin(), ids.end());
+      } else {
+        got = replay(g, op);
+      }
+      const std::vector<float> want = fixtures::numbers(op["values"]);
+      REQUIRE(got.size() == want.size());
+      const fixtures::Diff d = fixtures::compare(got.data(), want, kind == "randn" ? 1e-5 : 0.0, 0.0);
+      INFO("max |generator - pytorch| = " << d.max_abs);
+      CHECK(d.ok);
+      checked += got.size();
+    }
+  }
+  CHECK(checked > 50);
+}
+
+TEST_CASE("construction draws with skipped values leave the generator exactly where the real ones do", "[random]") {
+  // what a module with weights loaded right after does (Session): nn.Linear, nn.Embedding, normal_
+  // re-initialisation of every size, the serial (< 16) and the filled (>= 16, tail or not) paths
+  attn::Generator real(7), skipping(7);
+  skipping.set_skip_values(true);
+  std::vector<float> a(1000), b(1000, 42.f);
+  for (attn::Generator* g : {&real, &skipping}) {
+    std::vector<float>& out = g == &real ? a : b;
+    g->linear_init(out.data(), 12, out.data() + 12, 4, 3);
+    g->embedding_init(out.data(), 65);
+    for (size_t n : {1, 3, 15, 16, 17, 32, 100, 384}) g->normal_(out.data(), n, 0.0, 0.02);
+    g->uniform_(out.data(), 9, -1.0, 1.0);
+  }
+  CHECK(b[20] == 42.f);  // values skipped
+  skipping.set_skip_values(false);
+  std::vector<float> x(37), y(37);
+  real.randn(x.data(), 37);
+  skipping.randn(y.data(), 37);
+  CHECK(x == y);
+  real.rand(x.data(), 5);
+  skipping.rand(y.data(), 5);
+  CHECK(x == y);
+}
+
 TEST_CASE("manual_seed restarts the stream and forgets the cached normal sample", "[random]") {
   attn::Generator g(3);
   float a[3], b[3];

@@ -38,7 +38,7 @@ TEST_CASE("every Op of the core is in SCENARIO.md's table, and nothing else is",
 
 TEST_CASE("every traced step of every fixture is typed: a documented op, real inputs, a token source per dim", "[steps][fixtures]") {
   const std::set<std::string> ops = documented_ops();
-  size_t steps = 0;
+  size_t count = 0;
   for (const std::string& f : fixtures::names()) {
     const attn::Scenario scenario = attn::parse_scenario(fixtures::read_text(fixtures::dir() + "/" + f + ".scenario.json"));
     const attn::Result r = attn::run(scenario);
@@ -49,34 +49,41 @@ TEST_CASE("every traced step of every fixture is typed: a documented op, real in
     auto module = info.make(attn::make_config(info, scenario.config), gen);
     module->parameters("", list);
     for (const auto& p : list) params.insert(p.first);
-    for (const attn::Step& s : r.steps) {
-      INFO(f << " step " << s.name << ": " << s.cpp);
-      CHECK(ops.count(attn::op_name(s.op)) == 1);
-      REQUIRE_FALSE(s.ops.empty());
-      CHECK(s.ops.back() == s.op);
-      for (attn::Op op : s.ops) CHECK(ops.count(attn::op_name(op)) == 1);
-      CHECK(s.tokens.size() == s.dims.size());
-      CHECK(s.dims.size() == s.value.shape().size());
-      CHECK_FALSE(s.cpp.empty());
-      CHECK_FALSE(s.code.empty());
-      for (const std::string& t : s.tokens) {
-        if (t.empty()) continue;
-        bool known = false;
-        for (const attn::InputSpec& in : info.inputs) known = known || in.name == t;
-        CHECK(known);
-      }
-      for (const attn::StepInput& in : s.inputs) {
-        INFO("input " << in.name);
-        if (in.kind == attn::StepInput::Kind::step) CHECK(seen.count(in.name) == 1);
-        if (in.kind == attn::StepInput::Kind::input) {
+    const auto check_steps = [&](const std::vector<attn::Step>& steps, std::set<std::string>& named) {
+      for (const attn::Step& s : steps) {
+        INFO(f << " step " << s.name << ": " << s.cpp);
+        CHECK(ops.count(attn::op_name(s.op)) == 1);
+        REQUIRE_FALSE(s.ops.empty());
+        CHECK(s.ops.back() == s.op);
+        for (attn::Op op : s.ops) CHECK(ops.count(attn::op_name(op)) == 1);
+        CHECK(s.tokens.size() == s.dims.size());
+        CHECK(s.dims.size() == s.value.shape().size());
+        CHECK_FALSE(s.cpp.empty());
+        CHECK_FALSE(s.code.empty());
+        for (const std::string& t : s.tokens) {
+          if (t.empty()) continue;
           bool known = false;
-          for (const attn::InputSpec& spec : info.inputs) known = known || spec.name == in.name;
+          for (const attn::InputSpec& in : info.inputs) known = known || in.name == t;
           CHECK(known);
         }
-        if (in.kind == attn::StepInput::Kind::param) CHECK(params.count(in.name) == 1);
+        for (const attn::StepInput& in : s.inputs) {
+          INFO("input " << in.name);
+          if (in.kind == attn::StepInput::Kind::step) CHECK(named.count(in.name) == 1);
+          if (in.kind == attn::StepInput::Kind::input) {
+            bool known = false;
+            for (const attn::InputSpec& spec : info.inputs) known = known || spec.name == in.name;
+            CHECK(known);
+          }
+          if (in.kind == attn::StepInput::Kind::param) CHECK(params.count(in.name) == 1);
+        }
+        named.insert(s.name);
+        ++count;
       }
-      seen.insert(s.name);
-      ++steps;
+    };
+    check_steps(r.steps, seen);
+    for (const attn::GeneratedToken& g : r.generated) {  // a generated token's decode or window forward
+      std::set<std::string> own;
+      check_steps(g.steps, own);
     }
     for (const attn::AttentionSpec& a : r.attention) {
       INFO(f << " attention block '" << a.prefix << "'");
@@ -85,7 +92,7 @@ TEST_CASE("every traced step of every fixture is typed: a documented op, real in
       CHECK(a.scale > 0.f);
     }
   }
-  CHECK(steps > 300);
+  CHECK(count > 300);
 }
 
 TEST_CASE("a step's cpp is printed from the tape with the float the core used", "[steps]") {

@@ -48,6 +48,15 @@ function assertSameResult(a, b, where) {
       }
     });
   }
+  // generation: the same ids, per token the same entry (probabilities to the last float32 bits)
+  assert.deepEqual(a.ids, b.ids, `${where}: ids`);
+  assert.equal((a.generated ?? []).length, (b.generated ?? []).length, `${where}: generated count`);
+  (a.generated ?? []).forEach((g, t) => {
+    const h = b.generated[t];
+    for (const key of ['position', 'mode', 'ids', 'top_ids', 'cache']) assert.deepEqual(g[key], h[key], `${where} token ${t} ${key}`);
+    g.top_probs.forEach((row, i) => row.forEach((p, k) => assert.ok(near(p, h.top_probs[i][k]), `${where} token ${t} top_probs`)));
+    assert.equal((g.steps ?? []).length, (h.steps ?? []).length, `${where} token ${t} steps`);
+  });
 }
 
 test('the WASM CLI and the native CLI print the same result for every fixture, training ones included', () => {

@@ -1,7 +1,8 @@
 // Reading tests/fixtures/ (and tests/fixtures/train/) from Node (twin of tests/native/fixtures.hpp):
 // names, expected values ("data" or base64 "data_b64"), the tolerance check (atol 1e-5, rtol
 // 1e-4), and checkResult: every output, step, step gradient, gradient, loss and parameter of a
-// result against PyTorch's, with the looser tolerance after N optimizer steps.
+// result against PyTorch's, with the looser tolerance after N optimizer steps; a generation's ids
+// and, per new token, its ids, the most probable ids (exactly) and their probabilities.
 import { readdirSync, readFileSync } from 'node:fs';
 
 export const fixturesDir = new URL('../fixtures/', import.meta.url);
@@ -62,5 +63,25 @@ export function checkResult(r, expected) {
     problems.push(`loss ${r.loss} vs PyTorch ${expected.loss}`);
   }
   if (trained) check('losses', Float32Array.from(r.losses ?? []), Float32Array.from(expected.losses), null, 1e-7, 1e-4);
+  if (expected.ids !== undefined) problems.push(...generationProblems(r, expected));
+  return problems;
+}
+
+// SCENARIO.md, "Generation": ids exactly; per new token its ids and top_ids exactly, top_probs at
+// atol 1e-5 + rtol 1e-4.
+export function generationProblems(r, expected) {
+  const problems = [];
+  const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
+  if (!same(r.ids, expected.ids)) problems.push(`ids ${JSON.stringify(r.ids)} != PyTorch's ${JSON.stringify(expected.ids)}`);
+  if ((r.generated ?? []).length !== expected.generated.length) return [...problems, 'generated: another number of tokens'];
+  expected.generated.forEach((e, t) => {
+    const g = r.generated[t];
+    if (!same(g.ids, e.ids)) problems.push(`token ${t}: ids ${g.ids} != ${e.ids}`);
+    if (!same(g.top_ids, e.top_ids)) problems.push(`token ${t}: top_ids ${JSON.stringify(g.top_ids)} != ${JSON.stringify(e.top_ids)}`);
+    e.top_probs.forEach((row, b) => {
+      const c = compare(Float32Array.from(g.top_probs[b] ?? []), Float32Array.from(row));
+      if (!c.ok) problems.push(`token ${t} row ${b}: top_probs max |core - pytorch| = ${c.maxAbs}`);
+    });
+  });
   return problems;
 }

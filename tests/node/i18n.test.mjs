@@ -1,16 +1,19 @@
-// The page's dictionaries (web/locales/): English and Chinese have the same keys and parameters,
-// no empty or untranslated Chinese text, every key the page uses exists (index.html's data-i18n
-// attributes, keys quoted in web/**/*.js) and every key is used; the core's module summaries and
-// argument help all have a Chinese text; the language pick and t() behave.
+// The page's dictionaries (web/locales/, training mode's train.*.js merged in by i18n.js): English
+// and Chinese have the same keys and parameters, no empty or untranslated Chinese text, every key
+// the page uses exists (index.html's data-i18n attributes, keys quoted in web/**/*.js) and every key
+// is used; the core's module summaries and argument help all have a Chinese text; the language
+// pick and t() behave.
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { test } from 'node:test';
 import { loadAttention } from '../../bindings/attention.mjs';
-import { lang, pickLang, setLang, t, tCore } from '../../web/i18n.js';
-import { en } from '../../web/locales/en.js';
-import { coreZh, zh } from '../../web/locales/zh.js';
+import { lang, messages, pickLang, setLang, t, tCore } from '../../web/i18n.js';
+import { coreZh } from '../../web/locales/zh.js';
+import { trainEn } from '../../web/locales/train.en.js';
+
+const { en, zh } = messages;   // the page's texts and training mode's, one dictionary per language
 import { hashProblems } from '../../web/state.js';
 
 const web = fileURLToPath(new URL('../../web/', import.meta.url));
@@ -27,6 +30,7 @@ function sources(dir = web) {
 }
 
 test('English and Chinese have the same keys, the same parameters, and no empty text', () => {
+  assert.ok(Object.keys(trainEn).every((key) => key in en), 'training mode\'s texts are merged into the page\'s');
   assert.deepEqual(Object.keys(zh).sort(), Object.keys(en).sort());
   for (const key of Object.keys(en)) {
     assert.ok(en[key].trim().length > 0, `en ${key} is empty`);

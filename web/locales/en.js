@@ -100,6 +100,7 @@ export const en = {
   'link.enum': '{key} {value} must be one of {list}',
   'link.bool': '{key} {value} must be 0 or 1',
   'link.int': '{key} {value} must be a whole number from {min} to {max}',
+  'link.number': '{key} {value} must be a number from {min} to {max}',
   'link.config': '{key} {value} must be JSON like {"MultiHeadAttention": {"d_model": 64, "num_heads": 4}}',
   'link.moduleUnknown': 'module {value} is unknown: use one of {list}',
 
@@ -178,6 +179,13 @@ export const en = {
   'step.code': 'Code',
   'step.showCode': 'Show the code of {name}',
   'step.heatmap': 'Heatmap of {name}[{where}], {rows} × {cols}',
+  'step.gradHeatmap': 'Heatmap of the gradient dL/d{name}[{where}], {rows} × {cols}',
+  'table.grad': 'Gradient values as a table',
+  'grads.label': 'Gradients: show dL/d(step) beside each step\'s values',
+  'grads.next': 'L = cross-entropy of predicting each next token of the sequence (the last position has none), as training uses',
+  'grads.sum': 'L = output.sum(): each gradient says how the output\'s total moves with that value',
+  'grads.captionNext': 'dL/d{name}, L = next-token cross-entropy',
+  'grads.captionSum': 'dL/d{name}, L = output.sum()',
 
   // views/code-panel.js: the captions around the code lines
   'code.python': 'PyTorch (the seed)',

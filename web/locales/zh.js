@@ -102,6 +102,7 @@ export const zh = {
   'link.enum': '{key} {value} 必须是 {list} 之一',
   'link.bool': '{key} {value} 必须是 0 或 1',
   'link.int': '{key} {value} 必须是 {min} 到 {max} 之间的整数',
+  'link.number': '{key} {value} 必须是 {min} 到 {max} 之间的数',
   'link.config': '{key} {value} 必须是类似 {"MultiHeadAttention": {"d_model": 64, "num_heads": 4}} 的 JSON',
   'link.moduleUnknown': '未知的模块 {value}：可用的有 {list}',
 
@@ -180,6 +181,13 @@ export const zh = {
   'step.code': '代码',
   'step.showCode': '查看 {name} 的代码',
   'step.heatmap': '{name}[{where}] 的热力图，{rows} × {cols}',
+  'step.gradHeatmap': '梯度 dL/d{name}[{where}] 的热力图，{rows} × {cols}',
+  'table.grad': '以表格显示梯度值',
+  'grads.label': '梯度：在每一步的数值旁显示 dL/d(该步)',
+  'grads.next': 'L = 预测序列中每个下一个词元的交叉熵（最后一个位置没有），与训练所用的相同',
+  'grads.sum': 'L = output.sum()：每个梯度表示输出之和如何随该值变化',
+  'grads.captionNext': 'dL/d{name}，L = 下一个词元的交叉熵',
+  'grads.captionSum': 'dL/d{name}，L = output.sum()',
 
   // views/code-panel.js
   'code.python': 'PyTorch（教程代码）',
@@ -343,4 +351,7 @@ export const coreZh = {
   'Decoder-only: embedding + positional encoding, num_layers blocks of seed 004\'s causal multi-head attention and a ReLU feed-forward (post-norm, as seed 002), fc_out to vocabulary logits.': '仅解码器：词嵌入 + 位置编码，num_layers 个块，每块是种子 004 的因果多头注意力加 ReLU 前馈网络（与种子 002 一样后置归一化），最后由 fc_out 输出词表上的 logits。',
   'layers': '层数',
   'longest sequence the causal mask covers': '因果掩码覆盖的最大序列长度',
+  "nanoGPT's GPT: token + position embeddings, n_layer pre-norm blocks of causal self-attention (one c_attn split into q, k, v) and a GELU MLP, ln_f, lm_head tied to wte; generates token by token with a KV cache.": 'nanoGPT 的 GPT：词元嵌入 + 位置嵌入，n_layer 个前置归一化的块（因果自注意力，一个 c_attn 拆成 q、k、v；GELU 前馈网络），ln_f，lm_head 与 wte 共享权重；借助 KV 缓存逐个词元生成。',
+  'dropout rate in train mode: embeddings, attention weights, residual branches': '训练模式下的 dropout 比例：嵌入、注意力权重、残差分支',
+  'bias in the Linears and LayerNorms (as GPT-2)': 'Linear 和 LayerNorm 是否带偏置（与 GPT-2 相同）',
 };

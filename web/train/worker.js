@@ -13,6 +13,11 @@
 //   {type: 'run', steps?}      train until `steps` (default config.steps) steps are done, or a pause
 //   {type: 'pause'}            stop after the current chunk (16 ms of steps, or one step if longer)
 //   {type: 'step', n}          train n more steps (default 1) and stop ("Step once")
+//   {type: 'yield', ms}        the reader is typing or scrolling: for the next `ms` milliseconds, rest
+//                              REST_CHUNKS chunks' time after each chunk (training slows, the page's
+//                              main thread gets the CPU: two cores are shared with the browser's own)
+//   {type: 'snapshot'}         a snapshot of the model as it is now, unless the last one sent is of
+//                              this step (the page asks after a stop, so a pause shows its own step)
 //   {type: 'export'}           the weights and the run
 // Worker -> page
 //   {type: 'ready', config, task, snapshot}    after init/reset; config resolved, task: {id, vocab,
@@ -23,7 +28,8 @@
 //                                              at most every 50 ms while running, and at each stop
 //   {type: 'snapshot', step, loss, attention: [Float32Array (1,H,T,T) per layer], logits, predictions,
 //    scores: [[{previous, self, offset, bestOffset, antiDiagonal, induction, source} per head] per layer],
-//    heads, length}                            every recordEvery steps (the page keeps the history)
+//    heads, length}                            every recordEvery steps (the page keeps the history),
+//                                              and when asked
 //   {type: 'stopped', step, reason: 'paused' | 'done' | 'error'}   'done': the steps asked for are done
 //   {type: 'error', message, field}            field: the config field at fault (task, seed, batch,
 //                                              model.emb_dim, optimizer.lr, ...), 'loss' when the
@@ -33,6 +39,7 @@ import { loadAttention } from '../../bindings/attention.mjs';
 import { createEngine } from './engine.js';
 
 const CHUNK_MS = 16;       // work per turn of the message loop: a pause waits at most this long
+const REST_CHUNKS = 2;     // while the page yields: rest this many chunks' time after each one
 const PROGRESS_MS = 50;    // progress at most 20 times a second
 
 // What the page needs to draw a task, as plain data.
@@ -71,13 +78,24 @@ function progressReporter(post, now) {
   };
 }
 
-// post(message, transfer) sends to the page; schedule(fn) runs fn on a later turn of the loop.
-export function createTrainController({ post, loadCore = loadAttention, now = () => performance.now(), schedule }) {
-  let core = null, engine = null, running = false, target = 0, loop = 0;
+// post(message, transfer) sends to the page; schedule(fn) runs fn on a later turn of the loop;
+// delay(fn, ms) runs it after ms (a rest while the page yields).
+export function createTrainController({ post, loadCore = loadAttention, now = () => performance.now(), schedule, delay = (fn, ms) => setTimeout(fn, ms) }) {
+  let core = null, engine = null, running = false, target = 0, loop = 0, lastSent = -1, restUntil = 0;
   const progress = progressReporter(post, now);
 
+  function sendSnapshot(s) {
+    lastSent = s.step;
+    post(snapshotMessage(s), transfers(s));
+  }
+
   function sendSnapshots() {
-    for (const s of engine.history.snapshots.splice(0)) post(snapshotMessage(s), transfers(s));
+    for (const s of engine.history.snapshots.splice(0)) sendSnapshot(s);
+  }
+
+  function snapshotNow() {
+    if (!engine) throw new Error('send init before snapshot');
+    if (lastSent !== engine.steps) sendSnapshot(engine.snapshot());
   }
 
   function stop(reason) {
@@ -101,6 +119,7 @@ export function createTrainController({ post, loadCore = loadAttention, now = ()
     sendSnapshots();
     if (engine.steps >= target) return stop('done');
     progress.send(engine, true, false);
+    if (now() < restUntil) return delay(() => chunk(id), REST_CHUNKS * CHUNK_MS);
     return schedule(() => chunk(id));
   }
 
@@ -126,6 +145,7 @@ export function createTrainController({ post, loadCore = loadAttention, now = ()
     engine = next;
     progress.restart(engine, true);
     const [first] = engine.history.snapshots.splice(0);
+    lastSent = first.step;
     post({ type: 'ready', config: engine.config, task: taskInfo(engine.task), snapshot: first }, transfers(first));
   }
 
@@ -143,6 +163,8 @@ export function createTrainController({ post, loadCore = loadAttention, now = ()
         case 'run': return start(msg.steps ?? engine?.config.steps);
         case 'pause': return running ? stop('paused') : undefined;
         case 'step': return start((engine?.steps ?? 0) + (msg.n ?? 1));
+        case 'snapshot': return snapshotNow();
+        case 'yield': restUntil = now() + (msg.ms ?? 0); return undefined;
         case 'export': return exportAll();
         default: throw new Error(`unknown message type "${msg?.type}"`);
       }

@@ -1,7 +1,8 @@
 // One traced step as a card: the seed's variable name, its code line, the shape with named dims,
 // what the step did and how its shape changed from its first input (shapes.js), and its values as
 // a heatmap of one 2-D slice with selectors for the other dims (batch, heads, ...), axes labelled
-// with tokens (labels.js). pipeline.js keeps one per step.
+// with tokens (labels.js); with gradients on (state.grads), dL/d(step) of the same slice beside
+// it (the core's traced `grad`). pipeline.js keeps one per step.
 
 import { scaleFor } from '../colors.js';
 import { createExportMenu } from '../export.js';
@@ -44,9 +45,35 @@ function buildCard(sc) {
   const table = createValueTable();
   // Export: the whole tensor (JSON, CSV, .npy) and the heatmap as drawn (PNG, SVG).
   const exportMenu = createExportMenu({ tensor: () => sc.step, heatmap });
-  const els = { root, index, name, codeButton, shape: el('p', 'shape'), change: el('p', 'change'), formulaCode, selectors: el('div', 'selectors'), heatmap, table };
-  root.append(header, els.shape, els.change, formula, els.selectors, heatmap.element, table.element, exportMenu);
+  const grad = { figure: el('figure', 'grad'), caption: el('figcaption'), heatmap: createHeatmap({ onCell: null }), table: createValueTable('table.grad') };
+  grad.figure.dataset.testid = 'step-grad';
+  grad.figure.append(grad.caption, grad.heatmap.element, grad.table.element);
+  const value = el('figure', 'value');
+  value.append(heatmap.element, table.element);
+  const maps = el('div', 'step-maps');
+  maps.append(value, grad.figure);
+  const els = { root, index, name, codeButton, shape: el('p', 'shape'), change: el('p', 'change'), formulaCode, selectors: el('div', 'selectors'), heatmap, table, grad, maps };
+  root.append(header, els.shape, els.change, formula, els.selectors, maps, exportMenu);
   return els;
+}
+
+// dL/d(step) of the slice the value heatmap shows, in a diverging scale centred on 0, captioned
+// with the loss it is of (scenario.js lossFor); hidden when the run has no gradient for the step.
+function drawGrad(sc, { axes, at, where, rowLabels, colLabels, width }) {
+  const { step, ctx, els } = sc;
+  const { grad } = els;
+  els.maps.classList.toggle('with-grad', !!step.grad);
+  grad.figure.hidden = !step.grad;
+  if (!step.grad) return;
+  const slice = slice2d({ ...step, data: step.grad }, axes, at);
+  const text = t(ctx.plan.loss === 'next' ? 'grads.captionNext' : 'grads.captionSum', { name: step.name });
+  if (grad.caption.textContent !== text) grad.caption.textContent = text;
+  grad.heatmap.update({
+    slice, scale: scaleFor(step.grad), width, rowLabels, colLabels,
+    label: t('step.gradHeatmap', { name: step.name, where, rows: slice.rows, cols: slice.cols }),
+    describeCell: (r, c, v) => `dL/d${step.name}[${at.map((x, i) => (i === axes.row ? r : i === axes.col ? c : x)).join(', ')}] = ${formatValue(v)}`,
+  });
+  grad.table.update({ slice, rowLabels, colLabels, caption: `dL/d${step.name}[${where}]`, corner: '' });
 }
 
 // sc: one card's state: {els, step, ctx (pipeline.js's context + fill and scale), selectorKey,
@@ -109,11 +136,14 @@ function draw(sc) {
     return masked?.(r, c) ? t('ui.masked', { text }) : text;
   };
   const label = t('step.heatmap', { name: step.name, where, rows: slice.rows, cols: slice.cols });
+  // Side by side with its gradient on wide cards, one above the other on narrow ones.
+  const width = step.grad && ctx.width >= 560 ? Math.floor(ctx.width / 2) - 8 : ctx.width;
   els.heatmap.update({
-    slice, scale: ctx.scale, width: ctx.width, rowLabels, colLabels, masked, fill: ctx.fill, describeCell, label,
+    slice, scale: ctx.scale, width, rowLabels, colLabels, masked, fill: ctx.fill, describeCell, label,
     values: slice.cols <= 8 && slice.rows <= 16,
   });
   els.table.update({ slice, rowLabels, colLabels, masked, caption: `${step.name}[${where}]`, corner: `${rowDim} \\ ${colDim}` });
+  drawGrad(sc, { axes, at, where, rowLabels, colLabels, width });
 }
 
 export function createStepCard({ onSelect }) {
