@@ -17,13 +17,13 @@ namespace {
 
 size_t u(int64_t v) { return static_cast<size_t>(v); }
 
-// (rows x cols) row-major -> its transpose, packed (cols x rows)
-Tensor transposed(const float* a, int64_t rows, int64_t cols) {
-  Tensor t = Tensor::empty({cols, rows});
-  float* p = t.data();
-  for (int64_t r = 0; r < rows; ++r)
-    for (int64_t c = 0; c < cols; ++c) p[c * rows + r] = a[r * cols + c];
-  return t;
+// (rows x cols) row-major -> its transpose, packed (cols x rows), in blocks that stay in L1
+void transpose_into(float* p, const float* a, int64_t rows, int64_t cols) {
+  constexpr int64_t kB = 32;
+  for (int64_t r0 = 0; r0 < rows; r0 += kB)
+    for (int64_t c0 = 0; c0 < cols; c0 += kB)
+      for (int64_t r = r0; r < std::min(rows, r0 + kB); ++r)
+        for (int64_t c = c0; c < std::min(cols, c0 + kB); ++c) p[c * rows + r] = a[r * cols + c];
 }
 
 // dst[idx] += src[idx] over every index; dst may be a strided view (a chunk of a gradient).
@@ -110,8 +110,7 @@ void linear_backward(const Node& n, const Tensor& g, Walk& w) {
   }
   if (w.needs(n, 1)) {  // dW = g^T x: (OC x R)(R x IC)
     Tensor gW = Tensor::empty({OC, IC});
-    const Tensor gt = transposed(g.data(), R, OC);
-    k.gemm_nn(gW.data(), gt.data(), x.data(), u(OC), u(IC), u(R), u(R), u(IC), u(IC));
+    k.gemm_tn(gW.data(), g.data(), x.data(), u(OC), u(IC), u(R), u(OC), u(IC), u(IC));
     w.give(n, 1, gW, true);
   }
   if (w.needs(n, 2)) {  // db = sum of g's rows
@@ -131,11 +130,21 @@ void matmul_backward(const Node& n, const Tensor& g, Walk& w) {
   const Kernels& k = kernels();
   if (w.needs(n, 0)) {
     Tensor ga = Tensor::empty(a.shape());
+    // g b^T with a short inner dimension N (a head's width: d(weights) = d(context) V^T) runs as
+    // gemm_nn on a packed b^T: gemm_nt's horizontal sums cost more than the copy below 256.
+    const bool pack = !bt && N < 256;
+    Tensor b_t = pack ? Tensor::empty({N, K}) : Tensor();
     for (int64_t i = 0; i < nb; ++i) {
       const float* gi = g.data() + i * M * N;
       const float* bi = b.data() + i * bstride;
-      if (bt) k.gemm_nn(ga.data() + i * M * K, gi, bi, u(M), u(K), u(N), u(N), u(K), u(K));   // g b
-      else k.gemm_nt(ga.data() + i * M * K, gi, bi, nullptr, u(M), u(K), u(N), u(N), u(N), u(K));  // g b^T
+      if (bt) {
+        k.gemm_nn(ga.data() + i * M * K, gi, bi, u(M), u(K), u(N), u(N), u(K), u(K));  // g b
+      } else if (pack) {
+        if (i == 0 || bstride) transpose_into(b_t.data(), bi, K, N);
+        k.gemm_nn(ga.data() + i * M * K, gi, b_t.data(), u(M), u(K), u(N), u(N), u(K), u(K));  // g (b^T)
+      } else {
+        k.gemm_nt(ga.data() + i * M * K, gi, bi, nullptr, u(M), u(K), u(N), u(N), u(N), u(K));  // g b^T
+      }
     }
     w.give(n, 0, ga, true);
   }
@@ -146,13 +155,8 @@ void matmul_backward(const Node& n, const Tensor& g, Walk& w) {
       const float* ai = a.data() + i * M * K;
       const float* gi = g.data() + i * M * N;
       float* out = shared ? part.data() : gb.data() + i * K * N;
-      if (bt) {  // d(b) = g^T a: (N x M)(M x K)
-        const Tensor gt = transposed(gi, M, N);
-        k.gemm_nn(out, gt.data(), ai, u(N), u(K), u(M), u(M), u(K), u(K));
-      } else {  // d(b) = a^T g: (K x M)(M x N)
-        const Tensor at = transposed(ai, M, K);
-        k.gemm_nn(out, at.data(), gi, u(K), u(N), u(M), u(M), u(N), u(N));
-      }
+      if (bt) k.gemm_tn(out, gi, ai, u(N), u(K), u(M), u(N), u(K), u(K));  // d(b) = g^T a: (N x M)(M x K)
+      else k.gemm_tn(out, ai, gi, u(K), u(N), u(M), u(K), u(N), u(N));     // d(b) = a^T g: (K x M)(M x N)
       if (shared) k.add(gb.data(), gb.data(), part.data(), u(K * N));
     }
     w.give(n, 1, gb, true);

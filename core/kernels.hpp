@@ -26,6 +26,11 @@ struct Kernels {
   // wins over gemm_nt when K is short (head dims).
   void (*gemm_nn)(float* C, const float* A, const float* B, size_t M, size_t N, size_t K, size_t lda, size_t ldb,
                   size_t ldc);
+  // C[m*ldc + n] = sum_k A[k*lda + m] * B[k*ldb + n]: A^T B without copying A^T (the backward's
+  // dW = g^T x and the attention's d(V) = weights^T g, d(K) = d(scores)^T Q). The same tiles and the
+  // same sums in the same order as gemm_nn on a transposed copy of A: bit-identical results.
+  void (*gemm_tn)(float* C, const float* A, const float* B, size_t M, size_t N, size_t K, size_t lda, size_t ldb,
+                  size_t ldc);
   // y[i] += alpha * x[i]  (gradients summed over rows: biases, embedding rows)
   void (*axpy)(float* y, float alpha, const float* x, size_t n);
   // y[i] = a[i] + b[i]

@@ -25,6 +25,12 @@ void gemm_nn(float* C, const float* A, const float* B, size_t M, size_t N, size_
     for (size_t k = 0; k < K; ++k) axpy(C + m * ldc, A[m * lda + k], B + k * ldb, N);
   }
 }
+void gemm_tn(float* C, const float* A, const float* B, size_t M, size_t N, size_t K, size_t lda, size_t ldb, size_t ldc) {
+  for (size_t m = 0; m < M; ++m) {
+    for (size_t n = 0; n < N; ++n) C[m * ldc + n] = 0.f;
+    for (size_t k = 0; k < K; ++k) axpy(C + m * ldc, A[k * lda + m], B + k * ldb, N);
+  }
+}
 void axpy(float* y, float alpha, const float* x, size_t n) {
   for (size_t i = 0; i < n; ++i) y[i] += alpha * x[i];
 }
@@ -110,7 +116,7 @@ void gelu_backward(float* dx, const float* x, const float* dy, size_t n) {
 }  // namespace
 
 const Kernels& scalar_kernels() {
-  static const Kernels k{"scalar", gemm_nt, gemm_nn, axpy, add, scale, mul, masked_fill, relu, softmax, layer_norm,
+  static const Kernels k{"scalar", gemm_nt, gemm_nn, gemm_tn, axpy, add, scale, mul, masked_fill, relu, softmax, layer_norm,
                          softmax_backward, layer_norm_backward, gelu, gelu_backward};
   return k;
 }

@@ -77,9 +77,10 @@ struct K {
     for (; n < n1; ++n) tile<MR, 1>(C + m * ldc + n, A + m * lda, Bm + n * ldb, bias ? bias + n : nullptr, K, lda, ldb, ldc);
   }
   // Outer-product tile: MR rows x NV vectors of C in registers; per k, MR broadcasts of A and NV
-  // loads of B feed MR*NV FMAs.
+  // loads of B feed MR*NV FMAs. A[i][k] is at A + i*am + k*ak: (lda, 1) for gemm_nn, (1, lda) for
+  // gemm_tn, so both run the same sums in the same order.
   template <size_t MR, size_t NV>
-  static void tile_nn(float* C, const float* A, const float* Bm, size_t K, size_t lda, size_t ldb, size_t ldc) {
+  static void tile_nn(float* C, const float* A, const float* Bm, size_t K, size_t am, size_t ak, size_t ldb, size_t ldc) {
     B acc[MR][NV];
     for (size_t i = 0; i < MR; ++i)
       for (size_t j = 0; j < NV; ++j) acc[i][j] = B(0.f);
@@ -87,34 +88,42 @@ struct K {
       B b[NV];
       for (size_t j = 0; j < NV; ++j) b[j] = B::load_unaligned(Bm + k * ldb + j * W);
       for (size_t i = 0; i < MR; ++i) {
-        const B a(A[i * lda + k]);
+        const B a(A[i * am + k * ak]);
         for (size_t j = 0; j < NV; ++j) acc[i][j] = xsimd::fma(a, b[j], acc[i][j]);
       }
     }
     for (size_t i = 0; i < MR; ++i)
       for (size_t j = 0; j < NV; ++j) acc[i][j].store_unaligned(C + i * ldc + j * W);
   }
-  static void gemm_nn(float* C, const float* A, const float* Bm, size_t M, size_t N, size_t K, size_t lda, size_t ldb,
-                      size_t ldc) {
+  static void gemm_outer(float* C, const float* A, const float* Bm, size_t M, size_t N, size_t K, size_t am, size_t ak,
+                         size_t ldb, size_t ldc) {
     constexpr size_t MR = MR_NN, NV = NV_NN;
     size_t n = 0;
     for (; n + NV * W <= N; n += NV * W) {
       size_t m = 0;
-      for (; m + MR <= M; m += MR) tile_nn<MR, NV>(C + m * ldc + n, A + m * lda, Bm + n, K, lda, ldb, ldc);
-      for (; m < M; ++m) tile_nn<1, NV>(C + m * ldc + n, A + m * lda, Bm + n, K, lda, ldb, ldc);
+      for (; m + MR <= M; m += MR) tile_nn<MR, NV>(C + m * ldc + n, A + m * am, Bm + n, K, am, ak, ldb, ldc);
+      for (; m < M; ++m) tile_nn<1, NV>(C + m * ldc + n, A + m * am, Bm + n, K, am, ak, ldb, ldc);
     }
     for (; n + W <= N; n += W) {
       size_t m = 0;
-      for (; m + MR <= M; m += MR) tile_nn<MR, 1>(C + m * ldc + n, A + m * lda, Bm + n, K, lda, ldb, ldc);
-      for (; m < M; ++m) tile_nn<1, 1>(C + m * ldc + n, A + m * lda, Bm + n, K, lda, ldb, ldc);
+      for (; m + MR <= M; m += MR) tile_nn<MR, 1>(C + m * ldc + n, A + m * am, Bm + n, K, am, ak, ldb, ldc);
+      for (; m < M; ++m) tile_nn<1, 1>(C + m * ldc + n, A + m * am, Bm + n, K, am, ak, ldb, ldc);
     }
     if (n < N)  // the last N % W columns: scalar, one row at a time
       for (size_t m = 0; m < M; ++m)
         for (size_t j = n; j < N; ++j) {
           float s = 0.f;
-          for (size_t k = 0; k < K; ++k) s += A[m * lda + k] * Bm[k * ldb + j];
+          for (size_t k = 0; k < K; ++k) s += A[m * am + k * ak] * Bm[k * ldb + j];
           C[m * ldc + j] = s;
         }
+  }
+  static void gemm_nn(float* C, const float* A, const float* Bm, size_t M, size_t N, size_t K, size_t lda, size_t ldb,
+                      size_t ldc) {
+    gemm_outer(C, A, Bm, M, N, K, lda, 1, ldb, ldc);
+  }
+  static void gemm_tn(float* C, const float* A, const float* Bm, size_t M, size_t N, size_t K, size_t lda, size_t ldb,
+                      size_t ldc) {
+    gemm_outer(C, A, Bm, M, N, K, 1, lda, ldb, ldc);
   }
   static void axpy(float* y, float alpha, const float* x, size_t n) {
     const B va(alpha);
@@ -319,7 +328,7 @@ struct K {
   }
 
   static const Kernels& table(const char* name) {
-    static const Kernels k{name, gemm_nt, gemm_nn, axpy, add, scale, mul, masked_fill, relu, softmax, layer_norm,
+    static const Kernels k{name, gemm_nt, gemm_nn, gemm_tn, axpy, add, scale, mul, masked_fill, relu, softmax, layer_norm,
                            softmax_backward, layer_norm_backward, gelu, gelu_backward};
     return k;
   }

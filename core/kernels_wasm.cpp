@@ -37,6 +37,9 @@ Candidate<GemmNn> nn[] = {{"4x2", simd::K<Arch, 4, 3, 4, 2>::gemm_nn},
                           {"2x4", simd::K<Arch, 4, 3, 2, 4>::gemm_nn},
                           {"6x2", simd::K<Arch, 4, 3, 6, 2>::gemm_nn},
                           {"3x3", simd::K<Arch, 4, 3, 3, 3>::gemm_nn}};
+// gemm_tn runs gemm_nn's tiles with A read transposed: it follows gemm_nn's choice (same order).
+const GemmNn tn[] = {simd::K<Arch, 4, 3, 4, 2>::gemm_tn, simd::K<Arch, 4, 3, 2, 4>::gemm_tn,
+                     simd::K<Arch, 4, 3, 6, 2>::gemm_tn, simd::K<Arch, 4, 3, 3, 3>::gemm_tn};
 
 // Calls below this many multiply-adds are too short for the browser's coarse clock to time.
 constexpr double kTimedFlops = double(1 << 20);
@@ -77,6 +80,10 @@ void gemm_nn(float* C, const float* A, const float* B, size_t M, size_t N, size_
   dispatch(nn, nn_chosen, nn_turn, double(M) * N * K, [&](GemmNn f) { f(C, A, B, M, N, K, lda, ldb, ldc); });
 }
 
+void gemm_tn(float* C, const float* A, const float* B, size_t M, size_t N, size_t K, size_t lda, size_t ldb, size_t ldc) {
+  tn[nn_chosen >= 0 ? nn_chosen : 0](C, A, B, M, N, K, lda, ldb, ldc);
+}
+
 template <class Fn, size_t N>
 std::string describe(const char* what, const Candidate<Fn> (&c)[N], int chosen) {
   std::string s = std::string(what) + " " + (chosen >= 0 ? c[chosen].tile : "(timing)");
@@ -92,6 +99,7 @@ const Kernels& kernels_wasm() {
     Kernels k = simd::K<Arch, 2, 4>::table("wasm-simd128");
     k.gemm_nt = gemm_nt;
     k.gemm_nn = gemm_nn;
+    k.gemm_tn = gemm_tn;
     return k;
   }();
   return table;

@@ -254,6 +254,42 @@ TEST_CASE("SIMD gemm_nn equals the scalar gemm_nn on awkward sizes and strides",
   }
 }
 
+TEST_CASE("gemm_tn equals gemm_nn on a transposed copy of A, in every table", "[kernels][backward]") {
+  // The backward's A^T B (dW = g^T x, d(V) = weights^T g) reads A transposed in place with
+  // gemm_nn's tiles. The vector tiles give identical sums; the scalar tail (the last N % lanes
+  // columns) may round differently, as GCC's -O3 contracts a strided and a contiguous loop into
+  // FMAs differently: so equal within rounding, padding untouched.
+  const attn::Kernels* tables[] = {&S(), nullptr};
+  tables[1] = GENERATE(Catch::Generators::from_range(attn::available_kernels()));
+  for (const attn::Kernels* kt : tables) {
+    INFO("kernels: " << kt->name);
+    for (size_t M : {1, 3, 4, 5, 9}) for (size_t N : {1, 3, 4, 8, 9, 17, 33}) for (size_t K : {1, 2, 7, 64}) {
+      const size_t lda = M + 2, ldb = N + 1, ldc = N + 3;  // A is (K x M) with strided rows
+      auto A = random_vector(K * lda, 19), Bm = random_vector(K * ldb, 20);
+      std::vector<float> at(M * K);
+      for (size_t k = 0; k < K; ++k)
+        for (size_t m = 0; m < M; ++m) at[m * K + k] = A[k * lda + m];
+      std::vector<float> c1(M * ldc, 7.f), c2(M * ldc, 7.f);
+      kt->gemm_nn(c1.data(), at.data(), Bm.data(), M, N, K, K, ldb, ldc);
+      kt->gemm_tn(c2.data(), A.data(), Bm.data(), M, N, K, lda, ldb, ldc);
+      INFO("M N K = " << M << " " << N << " " << K << ", max diff " << max_diff(c1, c2));
+      CHECK(max_diff(c1, c2) <= 1e-6 * static_cast<double>(K) * 9.0);
+      for (size_t m = 0; m < M; ++m)
+        for (size_t n = N; n < ldc; ++n) CHECK(c2[m * ldc + n] == 7.f);
+    }
+  }
+  std::vector<float> c3(3 * 5), c4(3 * 5);
+  auto A = random_vector(7 * 3, 21), Bm = random_vector(7 * 5, 22);
+  S().gemm_tn(c3.data(), A.data(), Bm.data(), 3, 5, 7, 3, 5, 5);
+  for (size_t m = 0; m < 3; ++m)  // and it is A^T B: one entry by hand, in double
+    for (size_t n = 0; n < 5; ++n) {
+      double s = 0;
+      for (size_t k = 0; k < 7; ++k) s += double(A[k * 3 + m]) * Bm[k * 5 + n];
+      c4[m * 5 + n] = float(s);
+    }
+  CHECK(max_diff(c3, c4) <= 1e-5);
+}
+
 TEST_CASE("every GEMM register tile computes the same sums: a tile choice never changes a number", "[kernels]") {
   // kernels_wasm.cpp picks its tiles by timing them at start-up; natively the same templates with
   // other tiles must agree bit for bit with the tiles in use.
