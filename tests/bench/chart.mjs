@@ -2,8 +2,9 @@
 // every backend, log-log, as a standalone SVG (docs/bench-scaling.svg for the README). Pure: takes
 // results.json's object, returns the SVG text; backends with no measurement at a T leave a gap.
 export const SERIES = [
-  { backend: 'core-native', label: 'core, native (AVX2)', color: '#1f5fbf', dash: '' },
+  { backend: 'core-native', label: 'core, native', color: '#1f5fbf', dash: '' },
   { backend: 'torch-cpu', label: 'PyTorch 1.13 CPU', color: '#1f5fbf', dash: '6 4' },
+  { backend: 'ort-node', label: 'onnxruntime-node CPU', color: '#1f5fbf', dash: '2 3' },
   { backend: 'core-wasm', label: 'core, WASM SIMD128', color: '#c0392b', dash: '' },
   { backend: 'ort-wasm', label: 'onnxruntime-web wasm', color: '#c0392b', dash: '6 4' },
   { backend: 'tfjs-wasm', label: 'tfjs wasm', color: '#c0392b', dash: '2 3' },

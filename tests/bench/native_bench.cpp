@@ -2,8 +2,10 @@
 // on one thread, each shape in turn, and checks the output against PyTorch's (torch_bench.py wrote
 // it as raw float32). Prints one JSON object.
 //   attention-bench --shapes "1,16,768,12;64,10,512,8" [--ref-dir build/bench] [--warmup 2] [--warmup-ms 0]
-//                   [--runs 7] [--min-run-ms 100] [--long-call-ms 5000] [--clock]
-// --clock also measures the core clock (measure_ghz) for the fraction-of-ceiling figures.
+//                   [--runs 7] [--min-run-ms 100] [--long-call-ms 5000] [--clock] [--peak]
+// --clock also measures the core clock (measure_ghz); --peak the multiply-add ceilings (peak.hpp:
+// AVX2 FMA, and AVX-512 FMA where the CPU has it) before the first shape and after the last, for
+// the GFLOP/s table's "% of measured peak".
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -16,6 +18,7 @@
 #include <vector>
 
 #include "mha_session.hpp"
+#include "peak.hpp"
 
 namespace {
 
@@ -64,11 +67,12 @@ double measure_ghz() {
 int main(int argc, char** argv) {
   std::string shapes = "1,512,768,12", ref_dir;
   int warmup = 2, runs = 7;
-  bool clock = false;
+  bool clock = false, peak = false;
   double min_run_ms = 100, long_call_ms = 5000, warmup_ms = 0;
   for (int i = 1; i < argc; i += 2) {
     const std::string a = argv[i], v = i + 1 < argc ? argv[i + 1] : "";
     if (a == "--clock") { clock = true; --i; continue; }
+    if (a == "--peak") { peak = true; --i; continue; }
     if (a == "--shapes") shapes = v;
     else if (a == "--ref-dir") ref_dir = v;
     else if (a == "--warmup") warmup = std::atoi(v.c_str());
@@ -81,6 +85,7 @@ int main(int argc, char** argv) {
   attn::set_memory_budget(size_t{4} << 30);
   std::printf("{\"kernels\": \"%s\", ", attn::kernels().name);
   if (clock) std::printf("\"measured_ghz\": %.3f, ", measure_ghz());
+  if (peak) std::printf("\"peak_before\": %s, ", attn::bench::peak::to_json(attn::bench::peak::measure()).c_str());
   std::printf("\"results\": [");
   std::stringstream ss(shapes);
   std::string item;
@@ -126,6 +131,8 @@ int main(int argc, char** argv) {
     std::fflush(stdout);
     first = false;
   }
-  std::printf("]}\n");
+  std::printf("]");
+  if (peak) std::printf(", \"peak_after\": %s", attn::bench::peak::to_json(attn::bench::peak::measure()).c_str());
+  std::printf("}\n");
   return 0;
 }

@@ -14,45 +14,18 @@
 //   core-wasm    the page's core (bindings/attention.mjs, build/wasm/attention.js): core.trainer(scenario).step()
 //   tfjs-wasm    the same model in tfjs ops, tf.variableGrads + tf.train.adam(1e-3) (tfjs has no AdamW)
 // the first step's loss and gradients checked against PyTorch's.
+// window.bench.peak() (and setup()) time the WASM SIMD128 multiply-add ceiling (peak.hpp, in the
+// bench build of the core) in this page's engine, for the GFLOP/s table's "% of measured peak".
 import createAttentionBench from '/build/wasm/bench/attention-bench.js';
 import * as ortWasm from '/node_modules/onnxruntime-web/dist/ort.wasm.min.mjs';
 import * as ortGpu from '/node_modules/onnxruntime-web/dist/ort.webgpu.min.mjs';
 import { GpuAttention, planFromResult } from '/web/gpu/attention-gpu.js';
+import { timed } from '/tests/bench/timed.mjs';
 
 const tf = globalThis.tf;
 const ORT_DIST = '/node_modules/onnxruntime-web/dist/';
 let core = null, gpu = null, gpuError = null;
 const ortSessions = new Map();
-
-// Median, min and max milliseconds per call, by run.mjs's protocol: a first call (compiles,
-// allocates), then a second that sizes a run: a run repeats the call until it lasts minRunMs (the
-// browser's timer is coarse). Warm-up is `warmup` runs and at least warmupMs (WebAssembly code
-// starts in V8's baseline tier and is optimised once it has run enough), then `runs` runs are
-// kept; a call over longCallMs gets 1 warm-up run and 3 kept. A second call over maxCallMs ends
-// the measurement there (recorded as skipped, with its time): the emulated GPU's largest sizes.
-async function timed(fn, { warmup, warmupMs, runs, minRunMs, longCallMs, maxCallMs }) {
-  let t0 = performance.now();
-  const first = await fn();
-  const firstMs = performance.now() - t0;
-  t0 = performance.now();
-  await fn();
-  const once = performance.now() - t0;
-  if (maxCallMs && once > maxCallMs) return { first, stats: { skipped: `one call took ${(once / 1000).toFixed(1)} s, above the bench's ${(maxCallMs / 1000).toFixed(0)} s limit per call`, first_call_ms: firstMs, second_call_ms: once } };
-  if (once > longCallMs) { warmup = Math.min(warmup, 1); runs = Math.min(runs, 3); }
-  const inner = Math.max(1, Math.ceil(minRunMs / Math.max(once, 0.01)));
-  const w0 = performance.now();
-  let warmupRuns = 0;
-  for (; warmupRuns < warmup || (once <= longCallMs && performance.now() - w0 < warmupMs); warmupRuns++) for (let k = 0; k < inner; k++) await fn();
-  const all = [];
-  for (let r = 0; r < runs; r++) {
-    t0 = performance.now();
-    for (let k = 0; k < inner; k++) await fn();
-    all.push((performance.now() - t0) / inner);
-  }
-  const s = [...all].sort((a, b) => a - b), n = s.length;
-  const median = n % 2 ? s[(n - 1) / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
-  return { first, stats: { median_ms: median, min_ms: s[0], max_ms: s[n - 1], runs, calls_per_run: inner, warmup_runs: warmupRuns, first_call_ms: firstMs, second_call_ms: once, all_ms: all } };
-}
 
 async function fetchBytes(url) {
   const r = await fetch(url);
@@ -416,13 +389,17 @@ window.bench = {
     } catch (e) {
       gpuError = String(e.message ?? e);
     }
+    const peakBefore = JSON.parse(core.peak());  // before any backend has run (the WASM SIMD128 ceiling, peak.hpp)
     return {
+      peak_before: peakBefore,
       userAgent: navigator.userAgent, crossOriginIsolated: globalThis.crossOriginIsolated ?? false,
       coreKernels: core.kernelsName(), ort: ortWasm.env.versions?.web ?? ortWasm.env.versions?.common ?? null,
       tfjs: tf.version_core ?? tf.version?.['tfjs-core'] ?? null, adapter, gpuAdapterName: gpu?.adapterName ?? null, gpuError,
       wasmSimd: WebAssembly.validate(new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0, 1, 5, 1, 96, 0, 1, 123, 3, 2, 1, 0, 10, 10, 1, 8, 0, 65, 0, 253, 15, 253, 98, 11])),
     };
   },
+  // The WASM SIMD128 multiply-add ceiling again (run.mjs calls it after the forward runs).
+  peak: () => JSON.parse(core.peak()),
   async run(backend, { B, T, C, H }, protocol) {
     try {
       const ref = await fetchBytes(`/build/bench/ref_B${B}_T${T}_C${C}_H${H}.f32`);

@@ -2,7 +2,8 @@
 // forward (Q = K = V = x, no mask) and one training step of two models on every backend, same
 // machine, same run, written to build/bench/results.json and printed as Markdown tables
 // (report.mjs), with the scaling chart (chart.mjs).
-//   native core (attention-bench, native_bench.cpp)  vs PyTorch 1.13 CPU (torch_bench.py), 1 thread, OpenBLAS
+//   native core (attention-bench, native_bench.cpp)  vs PyTorch 1.13 CPU (torch_bench.py), 1 thread, OpenBLAS,
+//     and onnxruntime-node's CPU execution provider (ort_node_bench.mjs), 1 thread, on torch_bench.py's ONNX export
 //   WASM core vs onnxruntime-web wasm vs tfjs-backend-wasm, in headless Chromium (page.js)
 //   WebGPU core (GpuAttention) vs onnxruntime-web webgpu vs tfjs-backend-webgpu, same adapter
 // Training (TRAIN_CASES): zero_grad + forward + loss + backward + AdamW, native core
@@ -11,13 +12,17 @@
 // writes the chart to docs/bench-scaling.svg for the README. --train: the training table only.
 // --no-core-build: no scripts/build.sh and no cmake configure: the bench targets are built in
 // build/native and build/wasm as they stand (a machine where someone else owns those builds).
+// Measured ceilings (peak.hpp): the native bench times AVX2 / AVX-512 FMA microkernels before and
+// after its shapes, the page times the WASM SIMD128 one before and after the forward runs; the
+// GFLOP/s table divides by the best of each. The run's tables also go to docs/bench/<cpu-slug>.md
+// (one file per CPU model, the latest run on it) and README.md's index of those files (report.mjs).
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { launch } from '../browser/harness.mjs';
 import { scalingChart } from './chart.mjs';
-import { flops, report } from './report.mjs';
+import { flops, publish, report } from './report.mjs';
 import { serveBench } from './server.mjs';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -58,7 +63,7 @@ function machine() {
   const flags = field('flags') ?? '';
   return {
     cpu: field('model name'), cores: cpus().length, mhz, mhz_source: lscpuMax ? 'lscpu CPU max MHz' : '/proc/cpuinfo cpu MHz',
-    avx2_fma: /\bavx2\b/.test(flags) && /\bfma\b/.test(flags), avx512f: /\bavx512f\b/.test(flags),
+    avx2: /\bavx2\b/.test(flags), fma: /\bfma\b/.test(flags), avx2_fma: /\bavx2\b/.test(flags) && /\bfma\b/.test(flags), avx512f: /\bavx512f\b/.test(flags),
     loadavg_before: loadavg(),
   };
 }
@@ -108,7 +113,12 @@ async function browserRuns(results) {
     await page.waitForSelector('body[data-ready="true"]', { timeout: 60000 });
     results.browser = await page.evaluate(() => window.bench.setup());
     log('browser:', results.browser.coreKernels, '| adapter', JSON.stringify(results.browser.adapter), results.browser.gpuError ?? '');
-    if (!trainOnly) await forwardRuns(page, results);
+    log('WASM peak (before):', peakText(results.browser.peak_before));
+    if (!trainOnly) {
+      await forwardRuns(page, results);
+      results.browser.peak_after = await page.evaluate(() => window.bench.peak());
+      log('WASM peak (after):', peakText(results.browser.peak_after));
+    }
     for (const name of TRAIN_CASES) {
       for (const backend of TRAIN_BACKENDS) {
         const r = await page.evaluate(([b, c, p]) => window.bench.train(b, c, p), [backend, name, protocol]);
@@ -121,6 +131,15 @@ async function browserRuns(results) {
     await browser.close();
     await server.close();
   }
+}
+
+const peakText = (ps) => (ps ?? []).map((p) => `${p.kind} ${p.gflops.toFixed(1)} GFLOP/s (${p.accumulators} accumulators)`).join(', ');
+
+// The best of each kind of ceiling over the measurements made (before and after): {kind: {gflops, accumulators, lanes}}.
+function bestPeaks(...lists) {
+  const best = {};
+  for (const p of lists.flat().filter(Boolean)) if (!best[p.kind] || p.gflops > best[p.kind].gflops) best[p.kind] = { gflops: p.gflops, accumulators: p.accumulators, lanes: p.lanes };
+  return best;
 }
 
 function logTrain(backend, name, r) {
@@ -175,10 +194,22 @@ for (const r of torch.train) {
 
 log('native core, 1 thread');
 if (!trainOnly) {
-  const native = runJson(`${ROOT}build/native/tests/bench/attention-bench`, ['--shapes', shapeArg, '--ref-dir', OUT, '--clock', ...protoArgs]);
-  results.native = { kernels: native.kernels };
+  const native = runJson(`${ROOT}build/native/tests/bench/attention-bench`, ['--shapes', shapeArg, '--ref-dir', OUT, '--clock', '--peak', ...protoArgs]);
+  results.native = { kernels: native.kernels, peak_before: native.peak_before, peak_after: native.peak_after };
+  log('native peak:', peakText(native.peak_before), '| after:', peakText(native.peak_after));
   if (native.measured_ghz) Object.assign(results.machine, { measured_ghz: native.measured_ghz });
   for (const r of native.results) results.runs.push({ backend: 'core-native', ...r });
+
+  log('onnxruntime-node, CPU execution provider, 1 thread');
+  const ortNode = runJson('node', ['tests/bench/ort_node_bench.mjs', '--shapes', shapeArg, '--ref-dir', OUT, ...protoArgs]);
+  results.ort_node = { version: ortNode.version ?? null, execution_provider: ortNode.execution_provider ?? null,
+    intra_op_threads: ortNode.intra_op_threads ?? null, inter_op_threads: ortNode.inter_op_threads ?? null, error: ortNode.error ?? null };
+  if (ortNode.error) log(ortNode.error);
+  for (const r of ortNode.results) {
+    results.runs.push({ backend: 'ort-node', ...r });
+    log(`ort-node     T=${String(r.T).padStart(4)} B=${r.B} C=${r.C}:`, r.median_ms != null
+      ? `${r.median_ms.toFixed(2)} ms [${r.min_ms.toFixed(2)}, ${r.max_ms.toFixed(2)}] diff ${r.max_abs_diff_vs_torch?.toExponential(1)}` : r.error);
+  }
 }
 const nativeTrain = runJson(`${ROOT}build/native/tests/bench/attention-train-bench`, ['--cases', TRAIN_CASES.join(), '--ref-dir', OUT, '--phases', ...protoArgs]);
 results.native = { ...results.native, kernels: nativeTrain.kernels };
@@ -191,6 +222,8 @@ log(`browser: ${trainOnly ? 'WASM training steps' : 'WASM and WebGPU backends, t
 await browserRuns(results);
 
 results.machine.loadavg_after = loadavg();
+results.peaks = { native: bestPeaks(results.native?.peak_before, results.native?.peak_after),
+  wasm: bestPeaks(results.browser?.peak_before, results.browser?.peak_after) };
 results.seconds = (Date.now() - started) / 1000;
 if (!trainOnly) {
   const chartPath = quick ? `${OUT}/scaling.svg` : `${ROOT}docs/bench-scaling.svg`;
@@ -201,5 +234,7 @@ const { markdown, notes } = report(results);
 results.notes = notes;
 writeFileSync(`${OUT}/results.json`, `${JSON.stringify(results, null, 1)}\n`);
 writeFileSync(`${OUT}/RESULTS.md`, `${markdown}\n`);
+const published = publish(results, ROOT);
 console.log(markdown);
-log(`wrote build/bench/results.json, build/bench/RESULTS.md${results.chart ? ` and ${results.chart}` : ''} in ${results.seconds.toFixed(0)} s`);
+log(`wrote build/bench/results.json, build/bench/RESULTS.md, ${published.file}${published.readme ? ', README.md\'s index of docs/bench/' : ''}${results.chart ? ` and ${results.chart}` : ''} in ${results.seconds.toFixed(0)} s`);
+log(`load average before: ${results.machine.loadavg_before.map((v) => v.toFixed(2)).join(' ')}, after: ${results.machine.loadavg_after.map((v) => v.toFixed(2)).join(' ')}`);

@@ -2,7 +2,7 @@
 """PyTorch side of `npm run bench` (tests/bench/run.mjs runs it; neighbours: native_bench.cpp,
 train_bench.cpp, page.js): seed 000's MultiHeadAttention forward and the training steps, as the
 tutorials write them, timed on the CPU with one thread and OpenBLAS, plus the ONNX models
-onnxruntime-web runs and the references every other backend is checked against.
+onnxruntime-web and onnxruntime-node run and the references every other backend is checked against.
 
     /usr/bin/python3 tests/bench/torch_bench.py [--shapes 1,16,768,12;64,10,512,8] [--train causal,mha]
         --out build/bench [--warmup 2] [--warmup-ms 0] [--runs 7] [--min-run-ms 100] [--long-call-ms 5000] [--onnx]
@@ -10,8 +10,10 @@ onnxruntime-web runs and the references every other backend is checked against.
 Forward, for each shape (B, T, C, H): torch.manual_seed(0); mha = MultiHeadAttention(C, H);
 x = torch.randn(B, T, C); output = mha(x, x, x) -- the draws the core makes for the same seed, so
 both hold the same weights and input. Writes the output as raw float32 to
-<out>/ref_B<B>_T<T>_C<C>_H<H>.f32 (the core's outputs are checked against it) and prints one JSON
-object with the timings. --onnx also exports mha_C<C>_H<H>.onnx (x -> output, B and T dynamic).
+<out>/ref_B<B>_T<T>_C<C>_H<H>.f32 (the core's outputs are checked against it), x as
+<out>/x_B<B>_T<T>_C<C>_H<H>.f32 (onnxruntime-node's input, ort_node_bench.mjs) and prints one JSON
+object with the timings. --onnx also exports mha_C<C>_H<H>.onnx (x -> output, B and T dynamic), the
+model onnxruntime-web and onnxruntime-node run.
 
 Training (--train), one timed call = opt.zero_grad(); loss = fn(module(*inputs), target);
 loss.backward(); opt.step() with torch.optim.AdamW(lr=1e-3), for the cases of TRAIN_CASES below.
@@ -229,6 +231,7 @@ def main():
         with torch.no_grad():
             out = mha(x, x, x)
             out.numpy().astype('float32').tofile(os.path.join(a.out, f'ref_B{B}_T{T}_C{C}_H{H}.f32'))
+            x.numpy().astype('float32').tofile(os.path.join(a.out, f'x_B{B}_T{T}_C{C}_H{H}.f32'))
             t = timed(lambda: mha(x, x, x), a.warmup, a.warmup_ms, a.runs, a.min_run_ms, a.long_call_ms)
         results.append({'B': B, 'T': T, 'C': C, 'H': H, **t})
         if a.onnx and (C, H) not in models:

@@ -1,11 +1,13 @@
 // WASM side of `npm run bench`: MhaSession (mha_session.hpp) for the bench page (page.js), which
 // times forward() from JavaScript beside onnxruntime-web and tfjs. Thin, as bindings/bindings.cpp:
 // tensors go out as views into the heap (valid until the next call), x comes in by copy.
+// peak() measures the WASM SIMD128 multiply-add ceiling in this engine (peak.hpp), as JSON.
 #include <emscripten/bind.h>
 
 #include <string>
 
 #include "mha_session.hpp"
+#include "peak.hpp"
 
 using namespace emscripten;
 using attn::bench::MhaSession;
@@ -40,5 +42,6 @@ EMSCRIPTEN_BINDINGS(attention_bench) {
       .function("paramName", &Session::paramName)
       .function("param", &Session::param);
   function("kernelsName", &kernels_name);
+  function("peak", optional_override([]() { return attn::bench::peak::to_json(attn::bench::peak::measure(20, 10)); }));
   function("setMemoryBudget", optional_override([](double bytes) { attn::set_memory_budget(static_cast<size_t>(bytes)); }));
 }
