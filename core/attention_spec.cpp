@@ -76,7 +76,12 @@ std::string attention_spec_json(const AttentionSpec& s) {
                   : json({{"input", s.mask_input},
                           {"masked_where", s.masked_where_zero ? "zero" : "nonzero"},
                           {"broadcast", s.mask_unsqueezed ? "unsqueeze_heads" : "right"}});
+  j["rope"] = s.rope ? json({{"base", s.rope_base}}) : json(nullptr);
+  j["alibi"] = s.alibi;
+  j["window"] = s.window;
+  j["sink_tokens"] = s.sink_tokens;
   if (s.heads > 0 && s.scale != 0.f) {
+    j["kv_heads"] = s.kv_heads > 0 ? s.kv_heads : s.heads;
     j["heads"] = s.heads;
     j["d_k"] = s.d_k;
     j["d_v"] = s.d_v;

@@ -42,6 +42,12 @@ struct AttentionSpec {
   std::string weights_step;        // the step that holds the weights (softmax, before dropout)
   std::string weights_output;      // the module output returning them ("" when not returned)
   std::string output;              // the module output this block computes in full ("" when more follows)
+  // ModernAttention's switches (the seeds' blocks leave them off)
+  int64_t kv_heads = 0;            // key/value heads (grouped-query; 0: as many as heads)
+  bool rope = false;               // rotary positions on q and k
+  double rope_base = 10000.0;
+  bool alibi = false;              // ALiBi's linear biases added to the scores
+  int64_t window = 0, sink_tokens = 0;  // a sliding window over the causal mask, and its sinks
 };
 
 // The block's scores scaled as its seed does: div_scalar or mul_scalar by spec.scale.

@@ -323,11 +323,52 @@ void simple_backward(const Node& n, const Tensor& g, Walk& w) {
   }
 }
 
+// y = x * cos + rotate_half(x) * sin: dx[j] = g[j] cos[j] + (j < D/2 ? g[j + D/2] sin[j + D/2] :
+// -g[j - D/2] sin[j - D/2]) (rotate_half's transpose). The tables are constants.
+void rope_backward(const Node& n, const Tensor& g, Walk& w) {
+  if (!w.needs(n, 0)) return;
+  const Tensor gc = g.contiguous();
+  const Tensor& cos = w.input(n, 1).out;
+  const Tensor& sin = w.input(n, 2).out;
+  const int64_t D = gc.size(-1), T = gc.size(-2), half = D / 2, rows = gc.numel() / D;
+  Tensor gx = Tensor::empty(gc.shape());
+  const float* gp = gc.data();
+  const float* c = cos.data();
+  const float* s = sin.data();
+  for (int64_t r = 0; r < rows; ++r) {
+    const float* gr = gp + r * D;
+    const int64_t tr = (r % T) * D;
+    for (int64_t j = 0; j < D; ++j) {
+      const float rot = j < half ? gr[j + half] * s[tr + j + half] : -gr[j - half] * s[tr + j - half];
+      gx.data()[r * D + j] = gr[j] * c[tr + j] + rot;
+    }
+  }
+  w.give(n, 0, gx, true);
+}
+
+// repeat_interleave(n, dim=1): each kv head's gradient sums its n copies'.
+void repeat_kv_backward(const Node& n, const Tensor& g, Walk& w) {
+  if (!w.needs(n, 0)) return;
+  const Tensor gc = g.contiguous();
+  const int64_t reps = n.attrs.repeats, B = gc.size(0), Hk = gc.size(1) / reps, block = gc.size(2) * gc.size(3);
+  Tensor gx = Tensor::zeros({B, Hk, gc.size(2), gc.size(3)});
+  for (int64_t b = 0; b < B; ++b)
+    for (int64_t h = 0; h < Hk; ++h)
+      for (int64_t r = 0; r < reps; ++r)
+        kernels().add(gx.data() + (b * Hk + h) * block, gx.data() + (b * Hk + h) * block,
+                      gc.data() + ((b * Hk + h) * reps + r) * block, u(block));
+  w.give(n, 0, gx, true);
+}
+
 void node_backward(const Node& n, const Tensor& g, Walk& w) {
   switch (n.op) {
     case Op::input:
     case Op::parameter:
-    case Op::positional_encoding: return;
+    case Op::positional_encoding:
+    case Op::rope_table:
+    case Op::alibi_bias: return;
+    case Op::rope: return rope_backward(n, g, w);
+    case Op::repeat_kv: return repeat_kv_backward(n, g, w);
     case Op::linear: return linear_backward(n, g, w);
     case Op::matmul:
     case Op::weighted_sum: return matmul_backward(n, g, w);

@@ -300,4 +300,103 @@ Var sum(Context& ctx, const Var& a) {
   return put(ctx, Op::sum, {a.id}, Tensor::full({}, static_cast<float>(acc)));
 }
 
+Var rope_table(Context& ctx, const std::vector<int64_t>& positions, int64_t D, double base, bool sine) {
+  if (D <= 0 || D % 2 != 0) fail_at("config.rope", "rope needs an even head width, got d_head = ", D);
+  const int64_t T = static_cast<int64_t>(positions.size()), half = D / 2;
+  Tensor t = Tensor::empty({T, D});
+  std::vector<float> inv_freq(static_cast<size_t>(half));
+  const float fbase = static_cast<float>(base);
+  for (int64_t i = 0; i < half; ++i)  // 1.0 / (base ** (arange(0, D, 2).float() / D))
+    inv_freq[static_cast<size_t>(i)] = 1.f / std::pow(fbase, static_cast<float>(2 * i) / static_cast<float>(D));
+  float* p = t.data();
+  for (int64_t r = 0; r < T; ++r)
+    for (int64_t i = 0; i < half; ++i) {
+      const float angle = static_cast<float>(positions[static_cast<size_t>(r)]) * inv_freq[static_cast<size_t>(i)];
+      p[r * D + i] = p[r * D + half + i] = sine ? std::sin(angle) : std::cos(angle);
+    }
+  Attrs a;
+  a.base = base, a.sine = sine;
+  return put(ctx, Op::rope_table, {}, t, a, {}, positions);
+}
+
+Var rope(Context& ctx, const Var& x, const Var& cos, const Var& sin) {
+  const int64_t D = x.size(-1), T = x.size(-2), half = D / 2;
+  if (cos.shape() != Shape{T, D} || sin.shape() != Shape{T, D})
+    fail("rope: tables ", shape_str(cos.shape()), " do not match ", shape_str(x.shape()));
+  const Tensor xc = x.t.contiguous();
+  Tensor out = Tensor::empty(xc.shape());
+  const float* xp = xc.data();
+  const float* c = cos.t.data();
+  const float* s = sin.t.data();
+  float* o = out.data();
+  const int64_t rows = xc.numel() / D;
+  for (int64_t r = 0; r < rows; ++r) {
+    const float* xr = xp + r * D;
+    const int64_t tr = (r % T) * D;
+    for (int64_t j = 0; j < D; ++j) {
+      const float rot = j < half ? -xr[j + half] : xr[j - half];
+      const float a = xr[j] * c[tr + j], b = rot * s[tr + j];  // two products, then their sum (as torch)
+      o[r * D + j] = a + b;
+    }
+  }
+  return put(ctx, Op::rope, {x.id, cos.id, sin.id}, out);
+}
+
+Var repeat_kv(Context& ctx, const Var& x, int64_t n) {
+  const Tensor xc = x.t.contiguous();
+  const int64_t B = xc.size(0), Hk = xc.size(1), block = xc.size(2) * xc.size(3);
+  Tensor out = Tensor::empty({B, Hk * n, xc.size(2), xc.size(3)});
+  for (int64_t b = 0; b < B; ++b)
+    for (int64_t h = 0; h < Hk; ++h)
+      for (int64_t r = 0; r < n; ++r)
+        std::copy_n(xc.data() + (b * Hk + h) * block, block, out.data() + ((b * Hk + h) * n + r) * block);
+  Attrs a;
+  a.repeats = n;
+  return put(ctx, Op::repeat_kv, {x.id}, out, a);
+}
+
+std::vector<double> alibi_slopes(int64_t H) {
+  const auto power_of_2 = [](int64_t n) {
+    const double start = std::pow(2.0, -std::pow(2.0, -(std::log2(static_cast<double>(n)) - 3)));
+    std::vector<double> v;
+    for (int64_t i = 0; i < n; ++i) v.push_back(start * std::pow(start, static_cast<double>(i)));
+    return v;
+  };
+  const double l = std::log2(static_cast<double>(H));
+  if (l == std::floor(l)) return power_of_2(H);
+  const int64_t closest = int64_t{1} << static_cast<int>(std::floor(l));
+  std::vector<double> v = power_of_2(closest);
+  const std::vector<double> next = alibi_slopes(2 * closest);
+  for (size_t i = 0; i < next.size() && static_cast<int64_t>(v.size()) < H; i += 2) v.push_back(next[i]);
+  return v;
+}
+
+Var alibi_bias(Context& ctx, const std::vector<int64_t>& positions, int64_t H) {
+  const int64_t T = static_cast<int64_t>(positions.size());
+  const std::vector<double> slopes = alibi_slopes(H);
+  Tensor bias = Tensor::empty({H, T, T}), kept = Tensor::empty({H});
+  for (int64_t h = 0; h < H; ++h) {
+    const float slope = static_cast<float>(slopes[static_cast<size_t>(h)]);
+    kept.data()[h] = slope;
+    for (int64_t i = 0; i < T; ++i)
+      for (int64_t j = 0; j < T; ++j)
+        bias.data()[(h * T + i) * T + j] =
+            slope * static_cast<float>(positions[static_cast<size_t>(j)] - positions[static_cast<size_t>(i)]);
+  }
+  return put(ctx, Op::alibi_bias, {}, bias, {}, kept, positions);
+}
+
+Tensor window_mask(const std::vector<int64_t>& positions, bool causal, int64_t window, int64_t sink_tokens) {
+  const int64_t T = static_cast<int64_t>(positions.size());
+  Tensor m = Tensor::zeros({T, T});
+  for (int64_t i = 0; i < T; ++i)
+    for (int64_t j = 0; j < T; ++j) {
+      const int64_t pi = positions[static_cast<size_t>(i)], pj = positions[static_cast<size_t>(j)];
+      bool hidden = (causal || window > 0) && pj > pi;
+      if (window > 0 && pj <= pi - window && !(pj < sink_tokens)) hidden = true;
+      m.data()[i * T + j] = hidden ? 1.f : 0.f;
+    }
+  return m;
+}
+
 }  // namespace attn

@@ -60,6 +60,24 @@ Var amax(Context& ctx, const Var& x, int64_t dim);
 Var sub(Context& ctx, const Var& a, const Var& b);
 Var exp(Context& ctx, const Var& x);
 
+// Modern attention (ModernAttention). RoPE's table for `positions` and head width D (even): the
+// cos (sine false) or sin of cat(angles, angles), angles[t][i] = positions[t] * inv_freq[i],
+// inv_freq[i] = 1 / base^(2i / D), each in float32 as PyTorch computes it: (T, D).
+Var rope_table(Context& ctx, const std::vector<int64_t>& positions, int64_t D, double base, bool sine);
+// x (..., T, D) rotated by the tables: x * cos + rotate_half(x) * sin, rotate_half(x) =
+// cat(-x[..., D/2:], x[..., :D/2]) (Llama / GPT-NeoX)
+Var rope(Context& ctx, const Var& x, const Var& cos, const Var& sin);
+// x (B, H_kv, T, D) -> (B, H_kv * n, T, D): x.repeat_interleave(n, dim=1)
+Var repeat_kv(Context& ctx, const Var& x, int64_t n);
+// ALiBi's slopes for H heads, as the paper's reference code computes them (in double)
+std::vector<double> alibi_slopes(int64_t H);
+// ALiBi's bias (H, T, T): float(slope_h) * float(positions[j] - positions[i])
+Var alibi_bias(Context& ctx, const std::vector<int64_t>& positions, int64_t H);
+// The (T, T) mask of a causal attention (key j hidden from query i when positions[j] >
+// positions[i]), with a window (> 0: also hidden when positions[j] <= positions[i] - window,
+// except keys with positions[j] < sink_tokens): 1 = masked.
+Tensor window_mask(const std::vector<int64_t>& positions, bool causal, int64_t window, int64_t sink_tokens);
+
 // Losses, each a 0-d tensor. target: a's shape (F.mse_loss, mean); targets: one class id per row of
 // logits (..., V), rows equal to ignore_index skipped (F.cross_entropy, mean over the others).
 Var mse_loss(Context& ctx, const Var& a, const Tensor& target);

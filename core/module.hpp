@@ -67,6 +67,7 @@ enum class InputRole {
   target,  // target token ids (tgt)
   tokens,  // the token ids of a decoder-only model (CausalTransformer's idx)
   mask,    // an attention mask (its rule: the module's AttentionSpec)
+  positions,  // the position of each token (ModernAttention: RoPE, ALiBi, the window), default 0..T-1
 };
 const char* input_role_name(InputRole r);
 struct InputSpec {

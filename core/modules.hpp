@@ -29,6 +29,7 @@ ModuleInfo info_Transformer();                   // 002 (decoder loop fixed)
 
 ModuleInfo info_CausalTransformer();             // 002 + 004: the decoder-only model the page trains
 ModuleInfo info_GPT();                           // nanoGPT's GPT (its model.py), generates (generate.hpp)
+ModuleInfo info_ModernAttention();               // RoPE, ALiBi, GQA/MQA, sliding window, sinks (no seed)
 
 // Shared by seed 002's modules (positional_encoding.cpp): x + pe[:T] (names the "pe" step), the
 // even-width check, and token ids read from an ids input.

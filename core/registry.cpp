@@ -27,6 +27,7 @@ const std::vector<ModuleInfo>& module_registry() {
       info_Transformer(),
       info_CausalTransformer(),
       info_GPT(),
+      info_ModernAttention(),
   };
   return table;
 }
@@ -57,6 +58,7 @@ const char* input_role_name(InputRole r) {
     case InputRole::target: return "target";
     case InputRole::tokens: return "tokens";
     case InputRole::mask: return "mask";
+    case InputRole::positions: return "positions";
   }
   return "?";
 }

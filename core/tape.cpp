@@ -41,6 +41,10 @@ const char* op_name(Op op) {
     case Op::mse_loss: return "mse_loss";
     case Op::cross_entropy: return "cross_entropy";
     case Op::sum: return "sum";
+    case Op::rope_table: return "rope_table";
+    case Op::rope: return "rope";
+    case Op::repeat_kv: return "repeat_kv";
+    case Op::alibi_bias: return "alibi_bias";
   }
   return "?";
 }
@@ -159,8 +163,20 @@ json attrs_of(const Node& n, const std::vector<Node>& nodes) {
     case Op::softmax:
     case Op::amax: return {{"dim", a.dim}};
     case Op::scale: return {{"scale", static_cast<double>(a.scale)}, {"divide", a.divide}};
+    case Op::rope_table:
+      return {{"table", a.sine ? "sin" : "cos"}, {"base", a.base}, {"d_head", n.out.size(1)}, {"positions", n.ids}};
+    case Op::repeat_kv: return {{"repeats", a.repeats}, {"dim", 1}};
+    case Op::alibi_bias: {
+      json slopes = json::array();
+      const int64_t T = n.out.size(1), S = n.out.size(2);
+      // the float32 slopes the bias was made with (kept beside it: a T = 1 bias is all zeros)
+      for (int64_t h = 0; h < n.out.size(0); ++h) slopes.push_back(static_cast<double>(n.saved.data()[h]));
+      return {{"heads", n.out.size(0)}, {"slopes", slopes}, {"positions", n.ids}, {"seq_q", T}, {"seq_k", S}};
+    }
     case Op::masked_fill:
       return {{"fill", number(a.fill)},
+              {"window", a.window},
+              {"sink_tokens", a.sink_tokens},
               {"causal", a.causal},
               {"mask_input", a.causal ? json(nullptr) : json(a.mask_input)},
               {"masked_where", a.causal ? "causal" : a.masked_where_zero ? "zero" : "nonzero"},
@@ -199,7 +215,12 @@ std::string call_of(const Node& n, const std::vector<std::string>& args) {
     case Op::concat: return "concat({" + list(0) + "})";
     case Op::stack: return "stack({" + list(0) + "}, " + i(a.dim) + ")";
     case Op::scale: return std::string(a.divide ? "div_scalar(" : "mul_scalar(") + args[0] + ", " + num(a.scale) + ")";
+    case Op::rope_table: return std::string("rope_table(positions, ") + i(n.out.size(1)) + ", " + num(static_cast<float>(a.base)) + (a.sine ? ", sin)" : ", cos)");
+    case Op::repeat_kv: return "repeat_kv(" + args[0] + ", " + i(a.repeats) + ")";
+    case Op::alibi_bias: return "alibi_bias(positions, " + i(n.out.size(0)) + ")";
     case Op::masked_fill: {
+      if (a.window > 0)
+        return "masked_fill(" + args[0] + ", window_mask(positions, " + i(a.window) + ", " + i(a.sink_tokens) + "), " + num(a.fill) + ")";
       const std::string mask = a.causal ? "causal_mask(" + i(n.out.size(-2)) + ", " + i(n.out.size(-1)) + ")"
                                : a.masked_where_zero ? "equal_zero(" + a.mask_input + ")"
                                                      : a.mask_input + (a.mask_unsqueezed ? ".unsqueeze(1)" : "");

@@ -49,6 +49,10 @@ enum class Op : uint8_t {
   mse_loss,             // mean((a - b)^2)
   cross_entropy,        // mean over non-ignored rows of -log softmax(logits)[target]
   sum,                  // sum of every element
+  rope_table,           // RoPE's cos or sin table for the positions, (T, D) (a constant)
+  rope,                 // x * cos + rotate_half(x) * sin (rotary positions, rotate-half convention)
+  repeat_kv,            // k or v heads repeated for grouped-query attention: repeat_interleave(n, dim=1)
+  alibi_bias,           // ALiBi's (H, T, T) bias slope_h * (pos_j - pos_i) (a constant)
 };
 const char* op_name(Op op);
 
@@ -74,6 +78,11 @@ struct Attrs {
   std::string cache;          // cache_append: which cache, "k" or "v"
   int64_t cached = 0;         // cache_append: rows it held before this append
   int64_t capacity = 0;       // cache_append: rows it can hold (block_size)
+  double base = 0;            // rope_table: the base of the frequencies (rope_base)
+  bool sine = false;          // rope_table: the sin table (else cos)
+  int64_t repeats = 1;        // repeat_kv: how many query heads share each kv head
+  int64_t window = 0;         // masked_fill: a sliding window (0: none) over the causal mask
+  int64_t sink_tokens = 0;    // masked_fill: keys below this position stay visible under the window
 };
 
 // A tensor and the node that made it (-1 when nothing is recorded). A plain Tensor converts to a

@@ -426,6 +426,29 @@ def grad_fixtures_gpt():
     return f
 
 
+def grad_fixtures_modern():
+    """ModernAttention: gradients through RoPE (rotate_half's transpose), the repeated kv heads of
+    GQA / MQA (each kv head sums its copies'), ALiBi, the window and its sinks."""
+    f = {}
+    f['grad_modern_rope_gqa_window_sinks'] = grads(
+        {'module': 'ModernAttention', 'seed': 80, 'inputs': [rand('x', [2, 8, 32])],
+         'config': {'d_model': 32, 'num_heads': 4, 'num_kv_heads': 2, 'rope': True, 'window': 3, 'sink_tokens': 1, 'bias': True}},
+        mse([2, 8, 32]))
+    f['grad_modern_alibi_mqa_weights'] = grads(
+        {'module': 'ModernAttention', 'seed': 81, 'inputs': [rand('x', [1, 7, 24])],
+         'config': {'d_model': 24, 'num_heads': 6, 'num_kv_heads': 1, 'alibi': True}},
+        mse([1, 6, 7, 7], 'rand', output='attention_weights'))
+    f['grad_modern_positions_offset_sum'] = grads(
+        {'module': 'ModernAttention', 'seed': 82, 'inputs': [rand('x', [1, 5, 16]), data('positions', [5], [4, 5, 6, 7, 8])],
+         'config': {'d_model': 16, 'num_heads': 2, 'rope': True, 'rope_base': 500.0, 'alibi': True, 'window': 2}},
+        {'fn': 'sum'})
+    f['grad_modern_noncausal'] = grads(
+        {'module': 'ModernAttention', 'seed': 83, 'inputs': [rand('x', [2, 4, 12])],
+         'config': {'d_model': 12, 'num_heads': 3, 'causal': False}},
+        mse([2, 4, 12]))
+    return f
+
+
 def optimize_fixtures():
     """20 steps of SGD (momentum; nesterov + weight decay), Adam, AdamW; each without and with
     gradient clipping; one run in train mode with dropout (its draws continue step after step)."""
@@ -478,7 +501,8 @@ def optimize_fixtures_gpt():
 def fixtures():
     f = {}
     for family in (grad_fixtures_seed004, grad_fixtures_seed000, grad_fixtures_seed003, grad_fixtures_seed001_002,
-                   grad_fixtures_transformer, grad_fixtures_causal_transformer, optimize_fixtures, grad_fixtures_gpt):
+                   grad_fixtures_transformer, grad_fixtures_causal_transformer, optimize_fixtures, grad_fixtures_gpt,
+                   grad_fixtures_modern):
         f.update(family())
     return f
 

@@ -24,7 +24,8 @@ export class PageError extends Error {
 export function describeModule(info) {
   const role = (r) => info.inputs.find((i) => i.role === r) ?? null;
   const floats = info.inputs.filter((i) => i.kind === 'float');
-  const ids = info.inputs.filter((i) => i.kind === 'ids');
+  // Token ids: a `positions` input (ModernAttention) holds positions, not tokens; left to its default.
+  const ids = info.inputs.filter((i) => i.kind === 'ids' && i.role !== 'positions');
   let kind = 'x';
   if (ids.length > 0) kind = 'ids';   // token ids: source + target (Transformer) or one sequence
   else if (role('query')) kind = 'qkv';

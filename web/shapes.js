@@ -51,7 +51,14 @@ const CHUNK = ['first', 'second', 'last'];
 const SENTENCES = {
   embedding: () => t('change.embedding'),
   positional_encoding: () => t('change.posTable'),
-  add: (s, from, inputOp) => t([0, 1].some((i) => inputOp(i) === 'positional_encoding') ? 'change.addPos' : 'change.residual'),
+  add: (s, from, inputOp) => {
+    if ([0, 1].some((i) => inputOp(i) === 'alibi_bias')) return t('change.addAlibi');
+    return t([0, 1].some((i) => inputOp(i) === 'positional_encoding') ? 'change.addPos' : 'change.residual');
+  },
+  rope_table: (s) => t(s.attrs.table === 'sin' ? 'change.ropeSin' : 'change.ropeCos', { base: s.attrs.base }),
+  rope: () => t('change.rope'),
+  repeat_kv: (s) => t('change.repeatKv', { n: s.attrs.repeats }),
+  alibi_bias: () => t('change.alibi'),
   linear: (s) => t(s.inputs[0]?.input ? 'change.projection' : 'change.linear', last(s)),
   matmul: matmulSentence,
   weighted_sum: () => t('change.weightedSum'),

@@ -293,6 +293,31 @@ std::vector<Case> layout_cases() {
          }
          return y;
        }},
+      {"rope (positions 0, 3, 5; base 100) on (2, 2, 3, 4)", {{2, 2, 3, 4}},
+       [](Context& c, const std::vector<Var>& v) {
+         const std::vector<int64_t> pos = {0, 3, 5};
+         return attn::rope(c, v[0], attn::rope_table(c, pos, 4, 100.0, false), attn::rope_table(c, pos, 4, 100.0, true));
+       },
+       [](const std::vector<Vec>& x, const Node&) {
+         const double pos[] = {0, 3, 5};
+         Vec y;
+         for (int r = 0; r < 12; ++r)
+           for (int j = 0; j < 4; ++j) {
+             const double angle = pos[r % 3] / std::pow(100.0, static_cast<double>(2 * (j % 2)) / 4.0);
+             const double rot = j < 2 ? -x[0][r * 4 + j + 2] : x[0][r * 4 + j - 2];
+             y.push_back(x[0][r * 4 + j] * std::cos(angle) + rot * std::sin(angle));
+           }
+         return y;
+       }},
+      {"repeat_kv: 2 kv heads for 6 query heads", {{2, 2, 2, 3}},
+       [](Context& c, const std::vector<Var>& v) { return attn::repeat_kv(c, v[0], 3); },
+       [](const std::vector<Vec>& x, const Node&) {
+         Vec y;
+         for (int b = 0; b < 2; ++b)
+           for (int h = 0; h < 6; ++h)
+             for (int e = 0; e < 6; ++e) y.push_back(x[0][(b * 2 + h / 3) * 6 + e]);
+         return y;
+       }},
       {"stack on dim 1", {{2, 3}, {2, 3}}, [](Context& c, const std::vector<Var>& v) { return attn::stack(c, {v[0], v[1]}, 1); },
        [](const std::vector<Vec>& x, const Node&) {
          Vec y;
@@ -361,9 +386,10 @@ TEST_CASE("every differentiable op has a finite-difference case", "[backward]") 
       c.op(ctx, vars);
       for (const attn::Node& n : ctx.nodes()) covered.insert(attn::op_name(n.op));
     }
-  for (int i = static_cast<int>(attn::Op::embedding); i <= static_cast<int>(attn::Op::sum); ++i) {
+  for (int i = static_cast<int>(attn::Op::embedding); i <= static_cast<int>(attn::Op::alibi_bias); ++i) {
     const attn::Op op = static_cast<attn::Op>(i);
-    if (op == attn::Op::positional_encoding) continue;  // a constant table: nothing to differentiate
+    // constant tables: nothing to differentiate
+    if (op == attn::Op::positional_encoding || op == attn::Op::rope_table || op == attn::Op::alibi_bias) continue;
     INFO("op " << attn::op_name(op));
     CHECK(covered.count(attn::op_name(op)) == 1);
   }

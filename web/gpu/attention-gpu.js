@@ -45,6 +45,10 @@ export function gpuSupport(scenario, source) {
   const known = block && PROJECTIONS.has(block.projection) && fillOf(block) !== null
     && (!block.mask || (MASK_KINDS[block.mask.masked_where] && BROADCASTS.has(block.mask.broadcast)));
   if (!known) return { ok: false, reason: t('gpu.noPath', { module: scenario.module }) };
+  // RoPE, ALiBi, a window and grouped kv heads (the core's switches) have no kernels yet: WASM computes them.
+  if (block.rope || block.alibi || block.window > 0 || (block.kv_heads && block.kv_heads !== block.heads)) {
+    return { ok: false, reason: t('gpu.modern') };
+  }
   if (scenario.train && block.dropout > 0) return { ok: false, reason: t('gpu.dropout') };
   const dim = Math.max(block.d_k ?? 0, block.d_v ?? 0);
   if (dim > MAX_HEAD_DIM) return { ok: false, reason: t('gpu.headDim', { dim, max: MAX_HEAD_DIM }) };

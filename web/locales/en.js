@@ -228,6 +228,12 @@ export const en = {
   'change.embedding': 'nn.Embedding looks up one row of the table per token id',
   'change.posTable': 'the sinusoidal table: sin on even columns, cos on odd ones, one row per position (broadcast over the batch)',
   'change.addPos': 'adds the position table to the embeddings: shape unchanged',
+  'change.addAlibi': 'adds ALiBi\'s bias to the scores: the farther a key lies behind the query, the lower its score (a per-head slope); shape unchanged',
+  'change.ropeCos': 'RoPE\'s cosine table: cos(position × frequency), one frequency per pair of columns (1 / {base}^(2i/d_head)), the table written twice side by side',
+  'change.ropeSin': 'RoPE\'s sine table: sin(position × frequency), as the cosine table',
+  'change.rope': 'RoPE rotates each pair of columns (i, i + d_head/2) by the angle of its position: x·cos + rotate_half(x)·sin; shape unchanged, so q·k depends on the distance between positions',
+  'change.repeatKv': 'grouped-query attention: each key/value head is repeated {n} times (repeat_interleave on the heads dim), so {n} query heads share it',
+  'change.alibi': 'ALiBi\'s bias: slope × (key position − query position) per head, no parameters',
   'change.splitHeads': 'view splits the last dim ({width}) into heads={heads} × {lastName}={last}, then transpose(1, 2) moves heads in front of the tokens: each head attends with its own {last} columns (no data is copied)',
   'change.splitHeadsLinear': 'nn.Linear projects each token, then view splits the last dim ({width}) into heads={heads} × {lastName}={last}, then transpose(1, 2) moves heads in front of the tokens: each head attends with its own {last} columns (no data is copied)',
   'change.mergeHeads': 'the heads are put side by side again: {h} heads × {dim}={size} merge into {lastName}={last} (transpose back, then a contiguous copy and view)',
@@ -272,6 +278,7 @@ export const en = {
 
   // gpu/attention-gpu.js: why the GPU path is not used
   'gpu.noPath': '{module} has no WebGPU path (the attention modules with one set of projections and scaled_dot_product_attention do)',
+  'gpu.modern': 'RoPE, ALiBi, the sliding window and grouped key/value heads have no WebGPU kernels yet: the WASM core computes this configuration',
   'gpu.dropout': 'dropout in train mode runs on the WASM core only (it needs PyTorch\'s random stream)',
   'gpu.headDim': 'head dim {dim} is above the GPU kernels\' {max}',
   'gpu.noNavigator': 'WebGPU is not available in this browser (navigator.gpu is missing)',

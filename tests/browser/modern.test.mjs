@@ -1,0 +1,95 @@
+// ModernAttention in Chromium: every PyTorch fixture of the module (forward, and gradients from
+// autograd) through the page's own core; and on the page, each switch of the module's form
+// (rope, num_kv_heads, alibi, window + sink_tokens, causal) changes the steps and their shapes as
+// core/SCENARIO.md documents them, with the window visible in the weights.
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { checkResult, fixtureNames, readFixture } from '../node/fixtures.mjs';
+import { launch, openPage, startServer } from './harness.mjs';
+
+const bindings = `/@fs${fileURLToPath(new URL('../../bindings/attention.mjs', import.meta.url))}`;
+
+let server, browser;
+before(async () => { server = await startServer(); browser = await launch(); });
+after(async () => { await browser?.close(); await server?.close(); });
+
+test('every ModernAttention fixture (forward and gradients) matches PyTorch in the page\'s core', async () => {
+  const page = await browser.context.newPage();
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(String(e)));
+  await page.goto(`${server.url}favicon.svg`);
+  await page.evaluate(async (url) => { window.core = await (await import(url)).loadAttention(); }, bindings);
+  const names = [...fixtureNames().filter((n) => n.startsWith('modern_')), ...fixtureNames('train/').filter((n) => n.startsWith('train/grad_modern_'))];
+  assert.ok(names.length >= 16, names.join());
+  for (const name of names) {
+    const { scenario, expected } = readFixture(name);
+    const r = await page.evaluate((s) => {
+      const out = window.core.run(s);
+      const plain = (list) => (list ?? []).map((t) => ({ ...t, data: Array.from(t.data), grad: t.grad && Array.from(t.grad) }));
+      return { ...out, outputs: plain(out.outputs), steps: plain(out.steps), grads: plain(out.grads), params: plain(out.params) };
+    }, scenario);
+    const toArrays = (list) => (list ?? []).map((t) => ({ ...t, data: Float32Array.from(t.data), grad: t.grad && Float32Array.from(t.grad) }));
+    const result = { ...r, outputs: toArrays(r.outputs), steps: toArrays(r.steps), grads: toArrays(r.grads), params: toArrays(r.params) };
+    assert.deepEqual(checkResult(result, expected), [], name);
+  }
+  assert.deepEqual(errors, []);
+});
+
+// {step name: shape} of the page's latest result.
+const shapes = (page) => page.evaluate(() => Object.fromEntries(window.playground.result().steps.map((s) => [s.name, s.shape])));
+
+async function setArg(page, name, value) {
+  const before = await page.evaluate(() => window.playground.result());
+  const input = page.getByTestId(`arg-${name}`);
+  if (typeof value === 'boolean') await input.setChecked(value);
+  else await input.fill(String(value));
+  await input.dispatchEvent('change');
+  await page.waitForFunction((prev) => window.playground.result() !== prev, before, { timeout: 10000 }).catch(() => {});
+  await page.waitForFunction(() => window.playground.result()?.module === 'ModernAttention');
+}
+
+test('each switch of ModernAttention\'s form changes the steps and shapes as documented', async () => {
+  const config = { ModernAttention: { d_model: 16, num_heads: 4 } };
+  const { page, errors } = await openPage(browser.context, `${server.url}#module=ModernAttention&config=${encodeURIComponent(JSON.stringify(config))}`);
+  await page.waitForFunction(() => window.playground.result()?.module === 'ModernAttention', null, { timeout: 30000 });
+  let s = await shapes(page);
+  const T = s.q[1];
+  assert.deepEqual(Object.keys(s), ['q', 'k', 'v', 'q_heads', 'k_heads', 'v_heads', 'scores', 'scores_masked', 'attn_weights', 'context_heads', 'context', 'output']);
+  assert.deepEqual(s.k_heads, [1, 4, T, 4]);
+
+  await setArg(page, 'rope', true);
+  s = await shapes(page);
+  assert.deepEqual([s.cos, s.sin, s.q_rot, s.k_rot], [[T, 4], [T, 4], [1, 4, T, 4], [1, 4, T, 4]]);
+
+  await setArg(page, 'num_kv_heads', 1);   // multi-query: one key/value head, repeated for the four query heads
+  s = await shapes(page);
+  assert.deepEqual([s.k, s.k_heads, s.k_repeated, s.v_repeated, s.scores], [[1, T, 4], [1, 1, T, 4], [1, 4, T, 4], [1, 4, T, 4], [1, 4, T, T]]);
+  const repeated = await page.evaluate(() => window.playground.result().steps.find((x) => x.name === 'k_repeated'));
+  assert.equal(repeated.op, 'repeat_kv');
+  assert.equal(repeated.attrs.repeats, 4);
+
+  await setArg(page, 'alibi', true);
+  s = await shapes(page);
+  assert.deepEqual([s.alibi_bias, s.scores_alibi], [[4, T, T], [1, 4, T, T]]);
+
+  await setArg(page, 'window', 2);
+  await setArg(page, 'sink_tokens', 1);
+  const w = await page.evaluate(() => {
+    const r = window.playground.result();
+    const weights = r.steps.find((x) => x.name === 'attn_weights');
+    const n = weights.shape[3];
+    return { n, row: Array.from(weights.data.slice((n - 1) * n, n * n)), attrs: r.steps.find((x) => x.name === 'scores_masked').attrs };
+  });
+  // the last query sees the sink (key 0) and the window's two keys (n-2, n-1), nothing else
+  w.row.forEach((v, j) => assert.equal(v > 0, j === 0 || j >= w.n - 2, `key ${j}: ${v}`));
+  assert.equal(w.attrs.window, 2);
+  assert.equal(w.attrs.sink_tokens, 1);
+
+  await setArg(page, 'window', 0);
+  await setArg(page, 'causal', false);
+  s = await shapes(page);
+  assert.equal('scores_masked' in s, false);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
