@@ -36,8 +36,10 @@ function sequential(lo, hi) {
   return { kind: 'sequential', lut: BLUES, lo, hi, index: (v) => Math.max(0, Math.min(255, Math.round(((v - lo) / (hi - lo)) * 255))) };
 }
 
-// Dark text on light cells, light text on dark ones.
+// Black text on light cells, white on dark ones: whichever contrasts more (WCAG's relative
+// luminance), at least 4.59:1 on every colour of both scales.
+const channel = (v) => { const c = v / 255; return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4; };
 export function textColourFor(lut, i) {
-  const lum = 0.2126 * lut[i * 3] + 0.7152 * lut[i * 3 + 1] + 0.0722 * lut[i * 3 + 2];
-  return lum > 140 ? '#1d2330' : '#ffffff';
+  const lum = 0.2126 * channel(lut[i * 3]) + 0.7152 * channel(lut[i * 3 + 1]) + 0.0722 * channel(lut[i * 3 + 2]);
+  return (lum + 0.05) / 0.05 >= 1.05 / (lum + 0.05) ? '#000000' : '#ffffff';
 }

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { build } from 'vite';
+import { audit } from './a11y.mjs';
 import { launch, openPage, startServer } from './harness.mjs';
 import { serveStatic } from './static-server.mjs';
 import { BUDGET_KB, firstLoad } from '../../scripts/measure-size.mjs';
@@ -73,6 +74,8 @@ test('the lesson page shows three independent demos under the strict CSP, with n
   await frames[1].getByTestId('tokens-input').fill('a different sentence now');
   await frames[1].waitForFunction(() => window.playground.result().outputs[0].shape[1] === 4);
   assert.equal(await frames[0].evaluate(() => window.playground.result().outputs[0].data[0]), before);
+  // WCAG 2.1 AA under the strict CSP too (a11y.mjs injects axe through the debugger, not a <script>).
+  await audit(page, 'the built lesson page and its demos');
   assert.deepEqual(problems, []);
 });
 

@@ -90,7 +90,7 @@ test('lang=zh shows Chinese headings, labels, step explanations and checks, and 
   assert.ok(list.some((c) => c === '✓ attention_weights：全部 220 个被遮挡的位置恰好为 0'), list.join('\n'));
   for (const c of list) assert.match(c, CJK, c);
   assert.deepEqual(await page.locator('#checks > li > strong').allTextContents(), ['softmax 每行之和为 1', '被遮挡的位置恰好为 0', '形状一致']);
-  assert.match(await page.locator('[data-testid="attention-heatmap"] canvas').first().getAttribute('aria-label'), /^注意力权重，第 0 个头（共 4 个），11 个查询 × 11 个键$/);
+  assert.match(await page.locator('[data-testid="attention-heatmap"] canvas').first().getAttribute('aria-label'), /^注意力权重 attention_weights，第 0 个头（共 4 个），11 个查询 × 11 个键。“the”行：最多关注“the”（1\.00）；.*；其余 5 行见数值表格$/);
 
   const text = await uiText(page);
   assert.match(text, CJK);

@@ -159,7 +159,7 @@ export const en = {
   'attn.captionBatch': '{name}: {head}, batch item {b} · rows: queries, columns: keys',
   'attn.masked': ' masked ({kind})',
   'attn.noMask': ' no mask',
-  'attn.label': 'Attention weights, {head}, {rows} queries × {cols} keys',
+  'attn.label': 'Attention weights {name}, {head}, {rows} queries × {cols} keys',
   'attn.cell': 'query “{q}” → key “{k}”: {v}',
   'attn.corner': 'query \\ key',
   'lines.summary': '“{q}” attends most to {keys}',
@@ -173,6 +173,15 @@ export const en = {
   'ui.masked': '{text} (masked)',
   'table.values': 'Values as a table',
   'table.firstColumns': '{caption} (first {cols} of {total} columns)',
+  'table.scroll': 'Table {caption}, scrolls sideways',
+
+  // views/heatmap.js: a heatmap's accessible name, its strongest cells in words
+  'heatmap.unnamed': 'Heatmap',
+  'heatmap.name': '{label}. {summary}',
+  'heatmap.mostAttention': 'row “{row}”: most attention on “{col}” ({v})',
+  'heatmap.largest': 'row “{row}”: largest value at “{col}” ({v})',
+  'heatmap.moreRows': '{n} more rows in the table of values',
+  'heatmap.separator': '; ',
   'chip.id': 'id {id}',
 
   // views/step-card.js
@@ -180,6 +189,8 @@ export const en = {
   'step.showCode': 'Show the code of {name}',
   'step.heatmap': 'Heatmap of {name}[{where}], {rows} × {cols}',
   'step.gradHeatmap': 'Heatmap of the gradient dL/d{name}[{where}], {rows} × {cols}',
+  'step.heatmapPending': 'Heatmap of {name} {shape}, read out once scrolled into view',
+  'step.gradHeatmapPending': 'Heatmap of the gradient dL/d{name} {shape}, read out once scrolled into view',
   'table.grad': 'Gradient values as a table',
   'grads.label': 'Gradients: show dL/d(step) beside each step\'s values',
   'grads.next': 'L = cross-entropy of predicting each next token of the sequence (the last position has none), as training uses',

@@ -153,7 +153,7 @@ export const zh = {
   'attn.table': '以表格显示注意力权重',
   'attn.linesCaption': '词元到词元：连线的不透明度 = 权重',
   'attn.none': '这个模块不计算注意力权重（见下方的计算步骤）。',
-  'attn.showHead': '查看第 {h} 个头',
+  'attn.showHead': '查看头 {h}',
   'attn.headN': '头 {h}',
   'attn.headOf': '第 {h} 个头（共 {H} 个）',
   'attn.singleHead': '单头',
@@ -161,7 +161,7 @@ export const zh = {
   'attn.captionBatch': '{name}：{head}，批次第 {b} 项 · 行：查询，列：键',
   'attn.masked': ' 被遮挡（{kind}）',
   'attn.noMask': ' 无掩码',
-  'attn.label': '注意力权重，{head}，{rows} 个查询 × {cols} 个键',
+  'attn.label': '注意力权重 {name}，{head}，{rows} 个查询 × {cols} 个键',
   'attn.cell': '查询“{q}”→ 键“{k}”：{v}',
   'attn.corner': '查询 \\ 键',
   'lines.summary': '“{q}”最关注 {keys}',
@@ -175,6 +175,15 @@ export const zh = {
   'ui.masked': '{text}（被遮挡）',
   'table.values': '以表格显示数值',
   'table.firstColumns': '{caption}（{total} 列中的前 {cols} 列）',
+  'table.scroll': '表格 {caption}，可横向滚动',
+
+  // views/heatmap.js
+  'heatmap.unnamed': '热力图',
+  'heatmap.name': '{label}。{summary}',
+  'heatmap.mostAttention': '“{row}”行：最多关注“{col}”（{v}）',
+  'heatmap.largest': '“{row}”行：最大值在“{col}”（{v}）',
+  'heatmap.moreRows': '其余 {n} 行见数值表格',
+  'heatmap.separator': '；',
   'chip.id': '编号 {id}',
 
   // views/step-card.js
@@ -182,6 +191,8 @@ export const zh = {
   'step.showCode': '查看 {name} 的代码',
   'step.heatmap': '{name}[{where}] 的热力图，{rows} × {cols}',
   'step.gradHeatmap': '梯度 dL/d{name}[{where}] 的热力图，{rows} × {cols}',
+  'step.heatmapPending': '{name} {shape} 的热力图，滚动到可见处后读出数值',
+  'step.gradHeatmapPending': '梯度 dL/d{name} {shape} 的热力图，滚动到可见处后读出数值',
   'table.grad': '以表格显示梯度值',
   'grads.label': '梯度：在每一步的数值旁显示 dL/d(该步)',
   'grads.next': 'L = 预测序列中每个下一个词元的交叉熵（最后一个位置没有），与训练所用的相同',

@@ -60,6 +60,7 @@ function buildElements(container, redraw, ui) {
   legend.append('0 ', Object.assign(document.createElement('span'), { className: 'ramp' }), ' 1', ' · ', hatch, legendText);
   const heatmap = createHeatmap({ className: 'attention', onCell: (r) => { ui.query = r; redraw(); } });
   const table = createValueTable('attn.table');
+  heatmap.details(table.element);
   const els = { container, controls, labels, sourceSelect, batchSelect, headSelect, thumbs, figure, caption, hatch, legendText, heatmap, table };
   // Export the displayed head: its weights (JSON, CSV, .npy) and the heatmap (PNG, SVG).
   const exportMenu = createExportMenu({ tensor: () => els.shown, heatmap });
@@ -117,8 +118,8 @@ function drawHead(av, src, B, H) {
   els.figure.dataset.head = String(ui.head);
   const width = Math.min(data.width, 560);
   els.heatmap.update({
-    slice, scale, width, rowLabels: qLabels, colLabels: kLabels, masked, highlightRow: ui.query, values: slice.cols <= 8,
-    label: t('attn.label', { head: headText, rows: slice.rows, cols: slice.cols }),
+    slice, scale, width, rowLabels: qLabels, colLabels: kLabels, masked, highlightRow: ui.query, values: slice.cols <= 8, weights: true,
+    label: t('attn.label', { name: tensor.name, head: headText, rows: slice.rows, cols: slice.cols }),
     describeCell: (r, c, v) => {
       const text = t('attn.cell', { q: qLabels[r], k: kLabels[c], v: formatValue(v) });
       return masked?.(r, c) ? t('ui.masked', { text }) : text;

@@ -1,9 +1,12 @@
 // One heatmap on a canvas: a 2-D slice with token labels on the axes, masked cells hatched, the
 // value of a cell on hover (tooltip) or keyboard focus (arrow keys; read out in a live region).
 // Used by the step cards (step-card.js), the attention view (attention.js) and the vocab table.
-// Screen readers get the same numbers from value-table.js, which sits beside every heatmap.
+// Screen readers get the same numbers from value-table.js, which sits beside every heatmap: the
+// canvas's accessible name says what it shows and each row's strongest cell in words, and its
+// aria-details points at that table (the long description).
 
 import { textColourFor } from '../colors.js';
+import { t } from '../i18n.js';
 import { formatValue } from '../tensor.js';
 import { createCanvasBox } from './canvas-fit.js';
 import { hideTooltip, showTooltip } from './tooltip.js';
@@ -85,7 +88,7 @@ function onKey(hm, e) {
   draw(hm);
 }
 
-// Hover shows a cell's value, a click or Enter picks it, focus and the arrow keys read it out.
+// Hover or a tap shows a cell's value, a click or Enter picks it, focus and the arrow keys read it out.
 function listen(hm) {
   const { canvas } = hm;
   canvas.addEventListener('mousemove', (e) => {
@@ -94,8 +97,16 @@ function listen(hm) {
     else hideTooltip();
   });
   canvas.addEventListener('mouseleave', hideTooltip);
+  // A tap (touch: no hover) shows the cell's value and tokens in the tooltip and the readout.
+  let touch = false;
+  canvas.addEventListener('pointerdown', (e) => { touch = e.pointerType === 'touch'; });
   canvas.addEventListener('click', (e) => {
     const cell = cellAt(hm, e);
+    if (cell && touch) {
+      hm.cursor = cell;   // the cell stays outlined and read out while the heatmap redraws
+      hm.readout.textContent = describe(hm, cell);
+      showTooltip(hm.readout.textContent, e.clientX, e.clientY);
+    }
     if (cell && hm.onCell) hm.onCell(cell.r, cell.c);
   });
   canvas.addEventListener('focus', () => {
@@ -106,6 +117,36 @@ function listen(hm) {
   });
   canvas.addEventListener('blur', () => { hm.readout.textContent = ''; draw(hm); });
   canvas.addEventListener('keydown', (e) => onKey(hm, e));
+}
+
+const SUMMARY_ROWS = 6;
+
+// Each row's strongest cell in words (masked cells left out), for the first SUMMARY_ROWS rows:
+// "row ‘it’: most attention on ‘animal’ (0.41)" for weights, "largest at" for other values.
+function strongest(view) {
+  const { rows, cols, data } = view.slice;
+  const parts = [];
+  for (let r = 0; r < Math.min(rows, SUMMARY_ROWS); r++) {
+    let best = -1;
+    for (let c = 0; c < cols; c++) {
+      const v = data[r * cols + c];
+      if (!Number.isFinite(v) || v === view.fill || view.masked?.(r, c)) continue;
+      if (best < 0 || v > data[r * cols + best]) best = c;
+    }
+    if (best < 0) continue;
+    const words = { row: view.rowLabels?.[r] ?? r, col: view.colLabels?.[best] ?? best, v: formatValue(data[r * cols + best], 2) };
+    parts.push(t(view.weights ? 'heatmap.mostAttention' : 'heatmap.largest', words));
+  }
+  if (rows > SUMMARY_ROWS) parts.push(t('heatmap.moreRows', { n: rows - SUMMARY_ROWS }));
+  return parts.join(t('heatmap.separator'));
+}
+
+// The canvas's accessible name: the view's label (tensor, head, shape), then the strongest cells.
+function accessibleName(hm) {
+  const { view, thumb } = hm;
+  const label = view.label ?? t('heatmap.unnamed');
+  const summary = thumb ? '' : strongest(view);
+  return summary ? t('heatmap.name', { label, summary }) : label;
 }
 
 function layout(hm, width) {
@@ -271,12 +312,15 @@ function png(hm) {
   return new Promise((resolve, reject) => out.toBlob((b) => (b ? resolve(b) : reject(new Error('the heatmap could not be encoded as PNG'))), 'image/png'));
 }
 
+let detailsIds = 0;
+
 export function createHeatmap({ className = '', thumb = false, onCell = null } = {}) {
   const root = document.createElement('div');
   root.className = `heatmap ${className}`.trim();
   const box = createCanvasBox();
   const { canvas } = box;
   canvas.setAttribute('role', 'img');
+  canvas.setAttribute('aria-label', t('heatmap.unnamed'));
   const readout = document.createElement('p');
   readout.className = 'readout';
   readout.setAttribute('aria-live', 'polite');
@@ -292,14 +336,22 @@ export function createHeatmap({ className = '', thumb = false, onCell = null } =
     canvas,
     view: () => hm.view,
     png: () => png(hm),
+    // The name of a heatmap whose data is current but not drawn yet (lazy.js: scrolled out of view).
+    setLabel(text) { canvas.setAttribute('aria-label', text); },
+    // The element (a value table) that holds the heatmap's numbers: its long description.
+    details(el) {
+      el.id ||= `heatmap-details-${++detailsIds}`;
+      canvas.setAttribute('aria-details', el.id);
+    },
     // data: {slice: {rows, cols, data}, scale, width, rowLabels?, colLabels?, masked?(r, c), fill? (the
-    //        value masked cells hold), label (for screen readers), describeCell?(r, c, v), highlightRow?,
+    //        value masked cells hold), label (tensor, head, shape: for screen readers), weights? (the
+    //        cells are attention weights: said so in the name), describeCell?(r, c, v), highlightRow?,
     //        values? (numbers in cells)}
     update(data) {
       hm.view = data;
       hm.geom = layout(hm, data.width);
       if (hm.cursor && (hm.cursor.r >= data.slice.rows || hm.cursor.c >= data.slice.cols)) hm.cursor = { r: 0, c: 0 };
-      canvas.setAttribute('aria-label', data.label ?? 'heatmap');
+      canvas.setAttribute('aria-label', accessibleName(hm));
       draw(hm);
       if (hm.cursor && document.activeElement === canvas) readout.textContent = describe(hm, hm.cursor);
     },

@@ -4,6 +4,7 @@
 
 import { i18nText, t } from '../i18n.js';
 import { formatValue, namedShape } from '../tensor.js';
+import { createTableScroll } from './value-table.js';
 
 const SHOWN = 8;
 
@@ -48,8 +49,8 @@ export function createOutputView(container) {
   const span = i18nText(document.createElement('span'), 'ui.batchItem');
   const select = document.createElement('select');
   label.append(span, select);
-  const scroll = document.createElement('div');
-  scroll.className = 'table-scroll';
+  const tableScroll = createTableScroll();
+  const scroll = tableScroll.element;
   const table = document.createElement('table');
   table.className = 'numbers';
   table.dataset.testid = 'output-table';
@@ -73,6 +74,7 @@ export function createOutputView(container) {
     select.value = String(batch);
     label.hidden = B < 2;
     head.textContent = `${output.name} ${namedShape(dims, shape)}`;
+    tableScroll.label(head.textContent);
     const n = Math.min(SHOWN, C);
     table.replaceChildren(headRow(dims, colLabels, n, C), bodyRows(output, rowLabels?.[batch] ?? rowLabels?.[0], batch, { T, C, n }));
   }

@@ -47,6 +47,9 @@ function buildCard(sc) {
   const exportMenu = createExportMenu({ tensor: () => sc.step, heatmap });
   const grad = { figure: el('figure', 'grad'), caption: el('figcaption'), heatmap: createHeatmap({ onCell: null }), table: createValueTable('table.grad') };
   grad.figure.dataset.testid = 'step-grad';
+  grad.figure.hidden = true;
+  heatmap.details(table.element);
+  grad.heatmap.details(grad.table.element);
   grad.figure.append(grad.caption, grad.heatmap.element, grad.table.element);
   const value = el('figure', 'value');
   value.append(heatmap.element, table.element);
@@ -139,7 +142,7 @@ function draw(sc) {
   // Side by side with its gradient on wide cards, one above the other on narrow ones.
   const width = step.grad && ctx.width >= 560 ? Math.floor(ctx.width / 2) - 8 : ctx.width;
   els.heatmap.update({
-    slice, scale: ctx.scale, width, rowLabels, colLabels, masked, fill: ctx.fill, describeCell, label,
+    slice, scale: ctx.scale, width, rowLabels, colLabels, masked, fill: ctx.fill, describeCell, label, weights: weights || isWeightsStep(step),
     values: slice.cols <= 8 && slice.rows <= 16,
   });
   els.table.update({ slice, rowLabels, colLabels, masked, caption: `${step.name}[${where}]`, corner: `${rowDim} \\ ${colDim}` });
@@ -170,9 +173,14 @@ export function createStepCard({ onSelect }) {
       els.codeButton.setAttribute('aria-label', t('step.showCode', { name: s.name }));
       setText(els.index, String(c.index + 1));
       setText(els.name, s.name);
-      setText(els.shape, namedShape(s.dims, s.shape));
+      const shape = namedShape(s.dims, s.shape);
+      setText(els.shape, shape);
       setText(els.change, describeChange(s, c.from, c.inputOp));
       setText(els.formulaCode, s.code);
+      // Named now, drawn (and named with its numbers) when on screen: never a stale name.
+      els.heatmap.setLabel(t('step.heatmapPending', { name: s.name, shape }));
+      els.grad.figure.hidden = !s.grad;
+      if (s.grad) els.grad.heatmap.setLabel(t('step.gradHeatmapPending', { name: s.name, shape }));
       lazy.request();
     },
     remove() {

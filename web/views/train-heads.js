@@ -26,6 +26,7 @@ function buildHead() {
   labels.className = 'head-labels';
   const scores = createTrainScores();
   const table = createValueTable();
+  heatmap.details(table.element);
   figure.append(caption, heatmap.element, labels, scores.element, table.element);
   return { figure, caption, heatmap, labels, scores, table };
 }
@@ -56,7 +57,7 @@ function drawHead(view, head, d, series) {
   view.figure.dataset.head = String(head.head);
   const masked = (r, c) => c > r;
   view.heatmap.update({
-    slice: head.slice, scale: scaleFor(head.slice.data, { probabilities: true }), width: MAP_WIDTH, rowLabels: tokens, colLabels: tokens, masked,
+    slice: head.slice, scale: scaleFor(head.slice.data, { probabilities: true }), width: MAP_WIDTH, rowLabels: tokens, colLabels: tokens, masked, weights: true,
     label: t('training.mapLabel', { name, step: d.step, n: tokens.length }),
     describeCell: (r, c, v) => t('training.cell', { q: tokens[r], r, k: tokens[c], c, v: formatValue(v) }),
   });

@@ -3,6 +3,7 @@
 // right or wrong, as a table (a screen reader reads it as is). train-data.js sampleData makes the data.
 
 import { i18nText, t } from '../i18n.js';
+import { createTableScroll } from './value-table.js';
 
 const ROWS = ['training.sampleInput', 'training.sampleTarget', 'training.samplePredicted'];
 
@@ -24,8 +25,8 @@ const setCell = (td, text, className) => {
 
 export function createTrainSample(container) {
   const heading = i18nText(document.createElement('h3'), 'training.sampleHeading');
-  const scroll = document.createElement('div');
-  scroll.className = 'table-scroll';
+  const tableScroll = createTableScroll();
+  const scroll = tableScroll.element;
   const table = document.createElement('table');
   table.className = 'train-sample';
   table.dataset.testid = 'train-sample';
@@ -40,6 +41,7 @@ export function createTrainSample(container) {
       if (!d) { body.replaceChildren(); caption.textContent = ''; return; }
       if (body.rows[0]?.cells.length !== d.rows.length + 1) buildRows(body, d.rows.length);
       caption.textContent = t('training.sampleCaption', { step: d.step, right: d.right, n: d.scored });
+      tableScroll.label(t('training.sampleHeading'));
       const [input, target, predicted] = body.rows;
       d.rows.forEach((r, i) => {
         setCell(input.cells[i + 1], r.input, '');

@@ -7,14 +7,24 @@ import { formatValue } from '../tensor.js';
 
 const MAX_CELLS = 4096;
 
+// The box a wide table scrolls sideways in: focusable, so that the keyboard scrolls it too, and
+// named (label: the table's caption) for the screen reader that lands on it. Every view's tables use it.
+export function createTableScroll() {
+  const scroll = document.createElement('div');
+  scroll.className = 'table-scroll';
+  scroll.tabIndex = 0;
+  scroll.setAttribute('role', 'group');
+  return { element: scroll, label: (caption) => scroll.setAttribute('aria-label', t('table.scroll', { caption })) };
+}
+
 // summaryKey: the message (i18n.js) the <summary> shows.
 export function createValueTable(summaryKey = 'table.values') {
   const details = document.createElement('details');
   details.className = 'value-table';
   const sum = document.createElement('summary');
   i18nText(sum, summaryKey);
-  const holder = document.createElement('div');
-  holder.className = 'table-scroll';
+  const scroll = createTableScroll();
+  const holder = scroll.element;
   details.append(sum, holder);
   let data = null;
   let built = null;
@@ -56,6 +66,7 @@ export function createValueTable(summaryKey = 'table.values') {
       tbody.append(tr);
     }
     table.append(cap, thead, tbody);
+    scroll.label(cap.textContent);
     holder.replaceChildren(table);
   }
 

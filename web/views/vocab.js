@@ -4,14 +4,15 @@
 import { t } from '../i18n.js';
 import { formatValue } from '../tensor.js';
 import { tokenLabel } from '../tokenize.js';
+import { createTableScroll } from './value-table.js';
 
 const SHOWN = 6;
 
 export function createVocabView(container) {
   const caption = document.createElement('p');
   caption.className = 'hint';
-  const scroll = document.createElement('div');
-  scroll.className = 'table-scroll';
+  const tableScroll = createTableScroll();
+  const scroll = tableScroll.element;
   const table = document.createElement('table');
   table.className = 'vocab';
   table.dataset.testid = 'vocab-table';
@@ -24,10 +25,12 @@ export function createVocabView(container) {
       container.hidden = false;
       if (!v) {
         caption.textContent = t('vocab.random');
+        tableScroll.label(t('vocab.heading'));
         table.replaceChildren();
         return;
       }
       caption.textContent = v.title;
+      tableScroll.label(v.title);
       const n = Math.min(SHOWN, v.d);
       const head = document.createElement('tr');
       for (const text of [t('vocab.id'), t('vocab.token'), ...Array.from({ length: n }, (_, i) => `e[${i}]`), ...(v.d > n ? [t('ui.more', { n: v.d - n })] : [])]) {
