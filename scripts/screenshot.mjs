@@ -1,8 +1,10 @@
 // Saves docs/screenshot.png: the page in headless Chromium (playwright-core, served by Vite as in
-// tests/browser/harness.mjs) after typing a sentence, at laptop width. Also writes a 360 px wide
-// capture to docs/screenshot-360.png to check the narrow layout, and docs/screenshot-train.png:
-// training mode (#train=induction) mid-run, once the held-out accuracy has passed --accuracy.
-//   node scripts/screenshot.mjs [--sentence "..."] [--out docs/screenshot.png] [--only page|train] [--accuracy 0.9]
+// tests/browser/harness.mjs) after typing a sentence, at laptop width. Also writes the phone layout
+// (a touch screen, as tests/browser/phone.test.mjs opens it) at 360×780 and 390×844 to
+// docs/screenshot-phone-360.png and -phone-390.png, printing where the input, the heatmap and the
+// first step card are, and docs/screenshot-train.png: training mode (#train=induction) mid-run,
+// once the held-out accuracy has passed --accuracy.
+//   node scripts/screenshot.mjs [--sentence "..."] [--out docs/screenshot.png] [--only page|phone|train] [--accuracy 0.9]
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -13,7 +15,7 @@ const args = process.argv.slice(2);
 const opt = (name, fallback) => { const i = args.indexOf(name); return i >= 0 ? args[i + 1] : fallback; };
 const sentence = opt('--sentence', "the animal didn't cross the street because it was too tired");
 const out = resolve(root, opt('--out', 'docs/screenshot.png'));
-const narrowOut = out.replace(/\.png$/, '-360.png');
+const phoneOut = (width) => out.replace(/\.png$/, `-phone-${width}.png`);
 const trainOut = out.replace(/\.png$/, '-train.png');
 const only = opt('--only', '');
 const accuracy = Number(opt('--accuracy', '0.9'));
@@ -35,37 +37,70 @@ async function trainShot(context, url) {
   await page.close();
 }
 
-// The playground after typing the sentence, at laptop width and at 360 px.
+// Picks the query "it" (or the first word) so the lines view and the heatmap show a selected row.
+async function pointAtIt(page) {
+  const words = sentence.split(/\s+/);
+  const focus = Math.max(0, words.indexOf('it'));
+  await page.locator('#attention .lines canvas').focus();
+  for (let i = 0; i < focus; i++) await page.keyboard.press('ArrowDown');
+  await page.locator('#tokens').focus();
+}
+
+// The playground after typing the sentence, at laptop width.
 async function pageShots(context, url) {
   const { page, errors } = await openPage(context, url);
   await page.setViewportSize({ width: 1366, height: 900 });
   const input = page.getByTestId('tokens-input');
   await input.fill('');
   await input.pressSequentially(sentence, { delay: 5 });
-  // Point at a word so the lines view and the heatmap show a selected query.
-  const words = sentence.split(/\s+/);
-  const focus = Math.max(0, words.indexOf('it'));
-  await page.locator('#attention .lines canvas').focus();
-  for (let i = 0; i < focus; i++) await page.keyboard.press('ArrowDown');
-  await page.locator('#tokens').focus();
+  await pointAtIt(page);
   await page.evaluate(() => window.scrollTo(0, 0));
   mkdirSync(dirname(out), { recursive: true });
   await page.screenshot({ path: out });
   console.log(`wrote ${out}`);
-
-  await page.setViewportSize({ width: 360, height: 780 });
-  await page.waitForTimeout(200);
-  await page.screenshot({ path: narrowOut, fullPage: false });
-  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
-  console.log(`wrote ${narrowOut} (horizontal overflow at 360 px: ${overflow} px)`);
   if (errors.length) console.log(`page errors:\n${errors.join('\n')}`);
+}
+
+// Where the first screen ends on a phone: document tops (px) of the input, the attention heatmap
+// (its figure and canvas), the first step card, the page's height and any sideways overflow.
+const phonePositions = (page) => page.evaluate(() => {
+  const top = (sel) => Math.round(document.querySelector(sel).getBoundingClientRect().top + window.scrollY);
+  return {
+    input: top('[data-testid="tokens-input"]'), heatmap: top('[data-testid="attention-heatmap"]'),
+    canvas: top('[data-testid="attention-heatmap"] canvas'), step: top('[data-testid="step"]'),
+    height: document.documentElement.scrollHeight, sideways: document.documentElement.scrollWidth - document.documentElement.clientWidth,
+  };
+});
+
+// The phone layout's first screen as a student sees it after loading (positions) and after typing.
+async function phoneShots(url) {
+  for (const viewport of [{ width: 360, height: 780 }, { width: 390, height: 844 }]) {
+    const phone = await launch({ viewport, hasTouch: true, isMobile: true, deviceScaleFactor: 2 });
+    try {
+      const { page, errors } = await openPage(phone.context, url);
+      await page.waitForTimeout(300);
+      const loaded = await phonePositions(page);
+      const input = page.getByTestId('tokens-input');
+      await input.fill('');
+      await input.pressSequentially(sentence, { delay: 5 });
+      await pointAtIt(page);
+      await page.evaluate(() => { document.activeElement.blur(); window.scrollTo(0, 0); });
+      await page.waitForTimeout(300);
+      await page.screenshot({ path: phoneOut(viewport.width) });
+      console.log(`wrote ${phoneOut(viewport.width)}; at ${viewport.width}×${viewport.height} after load: ${JSON.stringify(loaded)}`);
+      if (errors.length) console.log(`page errors:\n${errors.join('\n')}`);
+    } finally {
+      await phone.close();
+    }
+  }
 }
 
 const server = await startServer();
 const browser = await launch();
 try {
-  if (only !== 'page') await trainShot(browser.context, server.url);
-  if (only !== 'train') await pageShots(browser.context, server.url);
+  if (!only || only === 'train') await trainShot(browser.context, server.url);
+  if (!only || only === 'page') await pageShots(browser.context, server.url);
+  if (!only || only === 'phone') await phoneShots(server.url);
 } finally {
   await browser.close();
   await server.close();

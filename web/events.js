@@ -12,6 +12,7 @@ import { measureWidths, recompute, renderControls, setArg, setState } from './pa
 import { presets } from './presets.js';
 import { TRAIN_OVERRIDES } from './state.js';
 import { relabelTraining } from './train-page.js';
+import { createSettingsPanel } from './settings.js';
 import { createShareDialog } from './share.js';
 import { createPresetButtons } from './views/presets.js';
 import { createSoftmaxCard } from './views/softmax-card.js';
@@ -109,9 +110,19 @@ export function buildControls(page, link) {
     open: $('share-open'), dialog: $('share-dialog'), hide: $('share-hide'), steps: $('share-steps'),
     link: $('share-link'), element: $('share-element'), iframe: $('share-iframe'), close: $('share-close'),
   }, () => ({ state: structuredClone(page.state), controls: page.controls.list(), steps: (page.last?.result.steps ?? []).map((s) => s.name) }));
+  page.settings = createSettingsPanel({
+    toggle: $('settings-toggle'), panel: $('settings-panel'), aside: $('config'), share: document.querySelector('header .share'), header: document.querySelector('body > header'),
+  }, () => toggleSettings(page));
   showLinkProblems(link);
   document.body.classList.toggle('embed', page.state.embed);
   renderControls(page);
+}
+
+// The narrow screens' settings panel opened or closed (settings.js); the link keeps it.
+function toggleSettings(page) {
+  setState(page, { settings: !page.state.settings });
+  page.settings.show(page.state.settings);
+  page.link.soon();
 }
 
 // A language switch: translatePage() (i18n.js) has done the static texts; here every text built

@@ -36,7 +36,8 @@ function createResultViews(page) {
 // page: {core, infoOf, state, last: {plan, result, info, wasmMs} | null (the last good run, which
 // the views show), weights / weightsError (trained weights: the file stays in memory only),
 // results (the latest result of each card, for hooks.js), widths (heatmaps', measured on resize),
-// views, and what buildControls adds: controls, backend, link, weightsPicker, softmaxCard}.
+// views, and what buildControls adds: controls, backend, link, weightsPicker, softmaxCard,
+// settings (settings.js: the narrow screens' settings panel)}.
 export function createPage(core, state) {
   const page = {
     core, state, infoOf: new Map(core.modules().map((m) => [m.id, m])),
@@ -79,6 +80,7 @@ function selectStep(page, name) {
 export function renderControls(page) {
   const info = page.infoOf.get(page.state.module);
   page.controls.render(page.state, info, controlView(page.state, info));
+  page.settings.show(page.state.settings);
 }
 
 // state → plan → core: on success the views redraw from the new result; on an error the message

@@ -30,6 +30,7 @@ export const schema = {
   backend: { type: 'enum', values: ['auto', 'wasm', 'webgpu'], default: 'auto' },   // auto: WebGPU when there is an adapter
   hide: { type: 'string', default: '' },        // lesson mode: controls hidden, comma-separated data-control names
   embed: { type: 'bool', default: false },      // compact page inside <attention-playground> (no page header)
+  settings: { type: 'bool', default: false },   // narrow screens: the settings panel (backend, presets, module, sharing) open
   steps: { type: 'string', default: '' },       // lesson mode: the step cards shown, comma-separated step names ('' = all)
   step: { type: 'string', default: '' },        // the selected step (code panel); '' = the first softmax
   head: { type: 'int', default: 0, min: 0, max: 4095 },    // the attention view's head

@@ -24,13 +24,15 @@ export async function startServer() {
 }
 
 // options.locale: the browser's language (navigator.languages), e.g. 'zh-CN'; default Chromium's en-US.
-export async function launch({ locale } = {}) {
+// Other options go to the context as they are (a phone: {viewport, hasTouch: true, isMobile: true}).
+export async function launch({ locale, ...options } = {}) {
   const userDataDir = mkdtempSync(join(tmpdir(), 'attn-chromium-'));
   const context = await chromium.launchPersistentContext(userDataDir, {
     executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
     headless: true,
     args: chromiumArgs,
     ...(locale ? { locale } : {}),
+    ...options,
   });
   return {
     context,

@@ -223,6 +223,8 @@ test('heatmaps read out a value on keyboard focus, and the page fits 360 px', as
   assert.match(await page.getByTestId('attention-heatmap').locator('.readout').textContent(), /query “like” → key “like”: 0\.\d{4}/);
   const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
   assert.equal(overflow, 0);
+  // At 360 px the module's controls wait in the settings panel (phone.test.mjs): open it.
+  await page.getByTestId('settings-toggle').click();
   for (const id of ['tokens-input', 'module-select', 'arg-num_heads', 'seed', 'causal', 'train']) {
     assert.ok(await page.getByTestId(id).isVisible(), id);
     const label = await page.getByTestId(id).evaluate((el) => el.labels?.[0]?.textContent ?? '');

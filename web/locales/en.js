@@ -11,6 +11,8 @@ export const en = {
   'page.loading': 'Loading the WebAssembly core…',
   'lang.label': 'Language',
   'panel.label': 'Input and configuration',
+  'settings.toggle': 'Settings',
+  'settings.heading': 'Settings: presets, module, backend, sharing',
   'tokens.heading': 'Tokens',
   'tokens.sentence': 'Sentence',
   'tokens.chips': 'Tokens of the sentence',

@@ -13,6 +13,8 @@ export const zh = {
   'page.loading': '正在加载 WebAssembly 核心…',
   'lang.label': '语言',
   'panel.label': '输入与配置',
+  'settings.toggle': '设置',
+  'settings.heading': '设置：预设、模块、后端、分享',
   'tokens.heading': '词元',
   'tokens.sentence': '句子',
   'tokens.chips': '句子的词元',
