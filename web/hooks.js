@@ -2,6 +2,7 @@
 // name is used from outside: keep them and their behaviour. getPage() is null until the core has
 // loaded (page.js holds the state, the last run and the views' latest results; page.train the
 // training run, train-page.js).
+import { generationSummary } from './generate-page.js';
 import { headsSummary, trainingSummary } from './train-data.js';
 
 export function exposeHooks(getPage) {
@@ -25,5 +26,8 @@ export function exposeHooks(getPage) {
     trainingHeads: () => (getPage()?.train ? headsSummary(getPage().train.controller.run) : []),
     // Every evaluation so far: [{step, heldoutAccuracy, trainAccuracy}] (every evalEvery steps).
     trainingAccuracies: () => structuredClone(getPage()?.train?.controller.run.accuracies ?? []),
+    // Generate mode (generate-page.js): {ids (prompt + generated), steps (tokens generated),
+    // cacheShape ((1, n_head, t, head_dim) of the KV cache), running}; null outside the mode.
+    generation: () => structuredClone(generationSummary(getPage())),
   };
 }

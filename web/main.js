@@ -1,5 +1,5 @@
 // The page's startup, as a list of named calls: hooks, language, core, link, page, controls,
-// events, training mode, first recompute. page.js holds the one state and its one direction (state → plan →
+// events, training mode, Generate mode, first recompute. page.js holds the one state and its one direction (state → plan →
 // core → typed steps → views); events.js wires the inputs to it; link.js reads and writes the
 // URL; train-page.js runs training mode; hooks.js is what tests see (window.playground).
 // README "How a keystroke flows".
@@ -10,6 +10,7 @@ import { i18nText, lang, pickLang, setLang, translatePage } from './i18n.js';
 import { readLink } from './link.js';
 import { createPage, recompute } from './page.js';
 import { fromHash } from './state.js';
+import { buildGeneration } from './generate-page.js';
 import { buildTraining } from './train-page.js';
 
 // The language: the link's `lang`, else the browser's (i18n.js). Static texts follow at once and
@@ -66,6 +67,7 @@ async function main() {
   buildControls(page, link);
   wireEvents(page, language, link);
   buildTraining(page);
+  buildGeneration(page);
   recompute(page);
   document.body.dataset.ready = 'true';
 }

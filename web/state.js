@@ -49,6 +49,23 @@ export const schema = {
   trainlr: { type: 'number', default: 0, min: 0, max: 10 },
   trainbatch: { type: 'int', default: 0, min: 0, max: 1024 },
   trainsteps: { type: 'int', default: 0, min: 0, max: 100000 },
+  // Generate mode (README "Generate mode", web/generate-page.js): on/off, the seeded GPT (genseed,
+  // genvocab characters, genblock, genlayers, genheads, genembd, genbias), the prompt and the
+  // sampling (gentemp; gentopk / gentopp 0 = off), max new tokens and the KV cache.
+  generate: { type: 'bool', default: false },
+  genseed: { type: 'int', default: 1, min: 0, max: 4294967295 },
+  genprompt: { type: 'string', default: 'to be or not to' },
+  gentemp: { type: 'number', default: 1, min: 0, max: 5 },
+  gentopk: { type: 'int', default: 0, min: 0, max: 100000 },
+  gentopp: { type: 'number', default: 0, min: 0, max: 1 },
+  genmax: { type: 'int', default: 16, min: 1, max: 1024 },
+  gencache: { type: 'bool', default: true },
+  genvocab: { type: 'int', default: 27, min: 2, max: 88 },   // generation.js CHARS
+  genblock: { type: 'int', default: 32, min: 1, max: 1024 },
+  genlayers: { type: 'int', default: 2, min: 1, max: 12 },
+  genheads: { type: 'int', default: 2, min: 1, max: 16 },
+  genembd: { type: 'int', default: 32, min: 1, max: 1024 },
+  genbias: { type: 'bool', default: true },
 };
 
 // The training settings of a state, as engine.js resolveConfig takes them (the task's defaults
