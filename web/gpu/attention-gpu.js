@@ -232,15 +232,14 @@ export class GpuAttention {
     gpu.paramLayout = paramLayout(common);
     device.pushErrorScope('validation');
     const module = (code) => device.createShaderModule({ code });
-    const pipeline = (code, entryPoint = 'main') => device.createComputePipeline({ layout: 'auto', compute: { module: module(code), entryPoint } });
-    gpu.pipelines = {
-      linear: pipeline(linear),
-      fused: pipeline(`${common}\n${fused}`),
-      weights: pipeline(`${common}\n${weights}`),
-      scores: pipeline(`${common}\n${naive}`, 'scores'),
-      normalizeRows: pipeline(`${common}\n${naive}`, 'normalize_rows'),
-      weightedSum: pipeline(`${common}\n${naive}`, 'weighted_sum'),
-    };
+    // Compiled asynchronously: a synchronous createComputePipeline compiles on the GPU process's
+    // main thread, which also rasters the page (SwiftShader: seconds without a frame at start-up).
+    const pipeline = (code, entryPoint = 'main') => device.createComputePipelineAsync({ layout: 'auto', compute: { module: module(code), entryPoint } });
+    const naiveCode = `${common}\n${naive}`;
+    const [pLinear, pFused, pWeights, pScores, pNormalize, pWeighted] = await Promise.all([
+      pipeline(linear), pipeline(`${common}\n${fused}`), pipeline(`${common}\n${weights}`),
+      pipeline(naiveCode, 'scores'), pipeline(naiveCode, 'normalize_rows'), pipeline(naiveCode, 'weighted_sum')]);
+    gpu.pipelines = { linear: pLinear, fused: pFused, weights: pWeights, scores: pScores, normalizeRows: pNormalize, weightedSum: pWeighted };
     const error = await device.popErrorScope();
     if (error) throw new Error(`WebGPU shader error: ${error.message}`);
     return gpu;
