@@ -4,33 +4,21 @@
 // core/SCENARIO.md documents them, with the window visible in the weights.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import { checkResult, fixtureNames, readFixture } from '../node/fixtures.mjs';
 import { launch, openPage, startServer } from './harness.mjs';
-
-const bindings = `/@fs${fileURLToPath(new URL('../../bindings/attention.mjs', import.meta.url))}`;
+import { corePage, runInPage } from './page-core.mjs';
 
 let server, browser;
 before(async () => { server = await startServer(); browser = await launch(); });
 after(async () => { await browser?.close(); await server?.close(); });
 
 test('every ModernAttention fixture (forward and gradients) matches PyTorch in the page\'s core', async () => {
-  const page = await browser.context.newPage();
-  const errors = [];
-  page.on('pageerror', (e) => errors.push(String(e)));
-  await page.goto(`${server.url}favicon.svg`);
-  await page.evaluate(async (url) => { window.core = await (await import(url)).loadAttention(); }, bindings);
+  const { page, errors } = await corePage(browser.context, server.url);
   const names = [...fixtureNames().filter((n) => n.startsWith('modern_')), ...fixtureNames('train/').filter((n) => n.startsWith('train/grad_modern_'))];
   assert.ok(names.length >= 16, names.join());
   for (const name of names) {
     const { scenario, expected } = readFixture(name);
-    const r = await page.evaluate((s) => {
-      const out = window.core.run(s);
-      const plain = (list) => (list ?? []).map((t) => ({ ...t, data: Array.from(t.data), grad: t.grad && Array.from(t.grad) }));
-      return { ...out, outputs: plain(out.outputs), steps: plain(out.steps), grads: plain(out.grads), params: plain(out.params) };
-    }, scenario);
-    const toArrays = (list) => (list ?? []).map((t) => ({ ...t, data: Float32Array.from(t.data), grad: t.grad && Float32Array.from(t.grad) }));
-    const result = { ...r, outputs: toArrays(r.outputs), steps: toArrays(r.steps), grads: toArrays(r.grads), params: toArrays(r.params) };
+    const result = await runInPage(page, scenario);
     assert.deepEqual(checkResult(result, expected), [], name);
   }
   assert.deepEqual(errors, []);
