@@ -2,18 +2,21 @@
 // the forward tables (when run) and the training table. Every figure is a measured median with
 // [min, max]; ratios are core / peer in the same run; every table's heading names the CPU model
 // and its flags. publish() writes the run to docs/bench/<cpu-slug>.md (one file per CPU model) and
-// README.md's index of those files (between <!-- bench:begin --> and <!-- bench:end -->).
+// README.md's index of those files (between <!-- bench:begin --> and <!-- bench:end -->), and the
+// generation table (a GPT decode step with and without the KV cache) between
+// <!-- bench-generate:begin --> and <!-- bench-generate:end -->.
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 
 const SHAPE = (s) => `${s.B}×${s.T}×${s.C}, H=${s.H}`;
 export const flops = ({ B, T, C }) => 8 * B * T * C * C + 4 * B * T * T * C;  // 4 linears + QKᵀ and weights·V
 
 export function report(results) {
-  const forward = [], train = [];
+  const forward = [], train = [], generate = [];
   const notes = [];
   if (results.shapes) forwardReport(results, forward, notes);
   if (results.train?.runs?.length) trainReport(results, train, notes);
-  return { markdown: [...forward, ...train].join('\n'), forward: forward.join('\n'), train: train.join('\n'), notes };
+  if (results.generate?.runs?.length) generateReport(results, generate);
+  return { markdown: [...forward, ...train, ...generate].join('\n'), forward: forward.join('\n'), train: train.join('\n'), generate: generate.join('\n'), notes };
 }
 
 // "AMD EPYC (avx2, fma, avx512f)": the CPU model of /proc/cpuinfo and the SIMD flags that matter here.
@@ -154,6 +157,14 @@ export function trainCheck(r) {
   return { ok, text: `${r.loss_rel_diff.toExponential(1)} / ${r.grad_max_rel_diff.toExponential(1)}${ok ? '' : ` ✗ FAILED (${r.grad_max_rel_diff > TRAIN_LIMITS.grads ? r.grad_worst_param : 'loss'})`}` };
 }
 
+// Which core was measured (run.mjs's coreState): commit, uncommitted changes, build times.
+function coreText(cs, wasm) {
+  const when = (t) => (t ? t.replace('T', ' ').slice(0, 16) + ' UTC' : 'unknown');
+  const files = cs.uncommitted.map((l) => l.slice(3));
+  const list = files.length > 6 ? `${files.slice(0, 6).join(', ')} and ${files.length - 6} more` : files.join(', ');
+  return `The core measured: commit ${cs.git_head}${files.length ? ` plus uncommitted changes to ${files.length} files under core/ and bindings/ (${list}; all in results.json)` : ''}; native library built ${when(cs.native_built)}${wasm ? `, the page's WASM core ${when(cs.wasm_built)}` : ''}.`;
+}
+
 function trainReport(results, lines, notes) {
   const runs = results.train.runs;
   const get = (backend, c) => runs.find((r) => r.backend === backend && r.case === c);
@@ -178,13 +189,7 @@ function trainReport(results, lines, notes) {
     `(\`torch.optim.AdamW\`; BLAS: ${blas}; OPENBLAS_NUM_THREADS=${results.torch?.openblas_num_threads ?? '?'}, torch threads ${results.torch?.threads}). ` +
     `WASM, in one headless Chromium page: the page's core (${get('core-wasm', results.train.cases[0])?.kernels ?? b.coreKernels}, \`core.trainer(scenario).step()\`) vs tfjs ${b.tfjs} wasm backend ` +
     `(\`tf.variableGrads\` + \`tf.train.adam(1e-3)\`: tfjs has no AdamW, so its step leaves out the weight decay, one multiply-add per parameter).`, '');
-  const cs = results.core;
-  if (cs) {
-    const when = (t) => (t ? t.replace('T', ' ').slice(0, 16) + ' UTC' : 'unknown');
-    const files = cs.uncommitted.map((l) => l.slice(3));
-    const list = files.length > 6 ? `${files.slice(0, 6).join(', ')} and ${files.length - 6} more` : files.join(', ');
-    lines.push(`The core measured: commit ${cs.git_head}${files.length ? ` plus uncommitted changes to ${files.length} files under core/ and bindings/ (${list}; all in results.json)` : ''}; native library built ${when(cs.native_built)}, the page's WASM core ${when(cs.wasm_built)}.`, '');
-  }
+  if (results.core) lines.push(coreText(results.core, true), '');
   const head = ['model, batch, loss', 'core native', 'PyTorch CPU', 'core / PyTorch', 'core WASM', 'tfjs wasm', 'core WASM / tfjs'];
   lines.push(`| ${head.join(' | ')} |`, `|${head.map((_, i) => (i ? ' ---: ' : ' --- ')).join('|')}|`);
   for (const c of results.train.cases) {
@@ -222,6 +227,41 @@ function trainReport(results, lines, notes) {
   notes.push(...tnotes);
 }
 
+// ---- Generation ----------------------------------------------------------------------------------
+export const GENERATE_LIMIT = 1e-4;  // max |logits - PyTorch's uncached logits| of the step
+
+function generateReport(results, lines) {
+  const g = results.generate;
+  const get = (backend, c) => g.runs.find((r) => r.backend === backend && r.case === c);
+  const failed = (r) => r?.backend === 'core-native' && (r.max_abs_diff_vs_torch == null || r.max_abs_diff_vs_torch > GENERATE_LIMIT || r.id !== r.id_ref);
+  const cell = (r) => {
+    if (!r) return 'not run';
+    if (r.median_ms == null) return `error: ${String(r.error ?? '?').replace(/\|/g, '/').replace(/\s+/g, ' ').slice(0, 160)}`;
+    return `${ms(r.median_ms)} [${ms(r.min_ms)}, ${ms(r.max_ms)}]${failed(r) ? ' ✗' : ''}`;
+  };
+  const rcell = (a, b) => (a?.median_ms != null && b?.median_ms != null
+    ? `${(a.median_ms / b.median_ms).toFixed(a.median_ms / b.median_ms < 0.1 ? 3 : 2)}×${failed(a) || failed(b) ? ' ✗ (check failed)' : ''}` : '—');
+  const m = results.machine;
+  const blas = (results.torch?.blas ?? []).map((b) => b.split('/').pop()).join(', ') || 'unknown';
+  const c = g.config ?? {};
+  lines.push(`### Generation: one decode step of nanoGPT's GPT at T = 256, with the KV cache and without, ms per step, median [min, max] — ${cpuTag(m)}`, '',
+    `${m.cpu}, ${m.cores} cores; every backend on 1 thread; ${loadText(m)}. Protocol, the same for every backend: ${protocolText(results.protocol)}. \`${results.command}\`, ${results.seconds.toFixed(0)} s. ` +
+    `The model: \`GPT\` (nanoGPT's, V=${c.vocab_size}, block_size ${c.block_size}, ${c.n_layer} layers, ${c.n_head} heads, ${c.n_embd} wide, ${g.params?.toLocaleString('en-US') ?? '?'} parameters), seed 0 everywhere (the core's seeded construction gives PyTorch's weights); ` +
+    `a ${g.prompt}-id prompt (i mod ${c.vocab_size}), its greedy next id, then the timed step: the token at position ${g.prompt}, the 256th, to its logits and greedy id. ` +
+    `With the cache: only that token's q, k, v, attending to every layer's cached keys and values; without: the whole 256-token window again, as nanoGPT's \`generate\` does. ` +
+    `Native: the core (${results.native?.kernels} kernels; \`Session::generation()\`, \`next()\` at position ${g.prompt} on a copy of the generation after the prompt). ` +
+    `PyTorch ${results.torch?.version} (BLAS: ${blas}; OPENBLAS_NUM_THREADS=${results.torch?.openblas_num_threads ?? '?'}, torch threads ${results.torch?.threads}), under \`torch.no_grad()\`: ` +
+    `without the cache nanoGPT's generate step (\`model(idx_cond)\`, \`logits[:, -1, :]\`, argmax); with it, \`torch_bench.py\`'s \`decode_step\` over the same blocks (per layer k, v of the 255 earlier positions kept, \`torch.cat\` with the new token's).`, '');
+  if (results.core) lines.push(coreText(results.core, false), '');
+  const head = ['model, step', 'core native, KV cache', 'core native, no cache', 'core cache / no cache', 'PyTorch, KV cache', 'PyTorch, no cache', 'PyTorch cache / no cache', 'core / PyTorch, cache', 'core / PyTorch, no cache'];
+  lines.push(`| ${head.join(' | ')} |`, `|${head.map((_, i) => (i ? ' ---: ' : ' --- ')).join('|')}|`);
+  const [nc, nn, tc, tn] = [['core-native', 'cache'], ['core-native', 'nocache'], ['torch-cpu', 'cache'], ['torch-cpu', 'nocache']].map(([b, k]) => get(b, k));
+  lines.push(`| GPT ${c.n_layer}×${c.n_embd}, ${c.n_head} heads, decode at T = 256 | ${cell(nc)} | ${cell(nn)} | ${rcell(nc, nn)} | ${cell(tc)} | ${cell(tn)} | ${rcell(tc, tn)} | ${rcell(nc, tc)} | ${rcell(nn, tn)} |`, '');
+  const check = (r) => (r ? `${r.max_abs_diff_vs_torch?.toExponential(1)}${r.id === r.id_ref ? '' : ` (id ${r.id}, PyTorch's ${r.id_ref})`}${failed(r) ? ' ✗ FAILED' : ''}` : '—');
+  lines.push(`The step's logits against PyTorch's uncached ones (max |diff| over the ${c.vocab_size} logits; a backend fails above ${GENERATE_LIMIT.toExponential(0)} or on another greedy id, its time marked ✗): ` +
+    `core with the cache ${check(nc)}, core without ${check(nn)}; PyTorch's cached step against its uncached one ${g.cache_vs_nocache_max_abs_diff?.toExponential(1) ?? '—'} (required ≤ 1e-5).`, '');
+}
+
 // ---- docs/bench/<cpu-slug>.md and README.md's index ---------------------------------------------
 const SUMMARY_RE = /<!-- bench-summary (\{.*\}) -->/;
 const section = (text, name) => new RegExp(`<!-- ${name}:begin -->\\n([\\s\\S]*?)<!-- ${name}:end -->`).exec(text ?? '')?.[1] ?? null;
@@ -246,6 +286,7 @@ function summary(results, notes) {
       native_peak_pct: pct('core-native', results.peaks?.native), wasm_ort: ratio('core-wasm', 'ort-wasm'), wasm_tfjs: ratio('core-wasm', 'tfjs-wasm'),
       wasm_peak_pct: pct('core-wasm', results.peaks?.wasm), native_peak: ceilingOf(results.peaks?.native), wasm_peak: ceilingOf(results.peaks?.wasm),
       targets_met: notes.filter((n) => !/training/.test(n.target) && n.met).length, targets: notes.filter((n) => !/training/.test(n.target)).length } : null,
+    generate: results.generate?.runs?.length ? { ...run, ...Object.fromEntries(['core-native', 'torch-cpu'].flatMap((b) => ['cache', 'nocache'].map((c) => [`${b === 'core-native' ? 'native' : 'torch'}_${c}_ms`, results.generate.runs.find((r) => r.backend === b && r.case === c)?.median_ms ?? null]))) } : null,
     train: results.train?.runs?.length ? { ...run, mha_native_torch: tratio('core-native', 'torch-cpu', 'mha'), causal_native_torch: tratio('core-native', 'torch-cpu', 'causal'),
       mha_wasm_tfjs: tratio('core-wasm', 'tfjs-wasm', 'mha'), causal_wasm_tfjs: tratio('core-wasm', 'tfjs-wasm', 'causal') } : null,
   };
@@ -262,22 +303,28 @@ export function publish(results, root) {
   const file = `${dir}/${slug}.md`;
   const old = existsSync(file) ? readFileSync(file, 'utf8') : null;
   const oldSummary = old && SUMMARY_RE.exec(old) ? JSON.parse(SUMMARY_RE.exec(old)[1]) : {};
-  const { forward, train, notes } = report(results);
+  const { forward, train, generate, notes } = report(results);
   const sum = summary(results, notes);
-  const merged = { ...sum, forward: sum.forward ?? oldSummary.forward ?? null, train: sum.train ?? oldSummary.train ?? null };
+  const merged = { ...sum, forward: sum.forward ?? oldSummary.forward ?? null, train: sum.train ?? oldSummary.train ?? null, generate: sum.generate ?? oldSummary.generate ?? null };
   const fwd = results.shapes ? forward : section(old, 'forward') ?? '';
   const trn = results.train?.runs?.length ? train : section(old, 'train') ?? '';
+  const gen = results.generate?.runs?.length ? generate : section(old, 'generate') ?? '';
   const text = [`# \`npm run bench\` on ${merged.tag}`, '', `<!-- bench-summary ${JSON.stringify(merged)} -->`, '',
     `Written by \`npm run bench\` (tests/bench/report.mjs): the latest run on this CPU model, ${merged.cores} cores; the next run on the same model overwrites it ` +
-    `(the forward part with a forward run, the training part with a training run). Forward: ${runText(merged.forward)}. Training: ${runText(merged.train)}.`, '',
-    '<!-- forward:begin -->', fwd.trimEnd(), '<!-- forward:end -->', '', '<!-- train:begin -->', trn.trimEnd(), '<!-- train:end -->', ''].join('\n');
+    `(the forward part with a forward run, the training part with a training run, the generation part with a generation run). Forward: ${runText(merged.forward)}. Training: ${runText(merged.train)}. Generation: ${runText(merged.generate)}.`, '',
+    '<!-- forward:begin -->', fwd.trimEnd(), '<!-- forward:end -->', '', '<!-- train:begin -->', trn.trimEnd(), '<!-- train:end -->', '',
+    '<!-- generate:begin -->', gen.trimEnd(), '<!-- generate:end -->', ''].join('\n');
   writeFileSync(file, text);
   const readmePath = `${root}README.md`;
-  const readme = existsSync(readmePath) ? readFileSync(readmePath, 'utf8') : '';
+  let readme = existsSync(readmePath) ? readFileSync(readmePath, 'utf8') : '';
   const re = /(<!-- bench:begin -->\n)[\s\S]*?(<!-- bench:end -->)/;
-  if (!re.test(readme)) return { file: file.slice(root.length), readme: false };
-  writeFileSync(readmePath, readme.replace(re, (_, a, b) => `${a}${benchIndex(dir)}\n${b}`));
-  return { file: file.slice(root.length), readme: true };
+  const reGen = /(<!-- bench-generate:begin -->\n)[\s\S]*?(<!-- bench-generate:end -->)/;
+  const index = re.test(readme), genTable = results.generate?.runs?.length && reGen.test(readme);
+  if (index) readme = readme.replace(re, (_, a, b) => `${a}${benchIndex(dir)}\n${b}`);
+  // this run's generation table, its headings one level down (it sits under README's "### Generation")
+  if (genTable) readme = readme.replace(reGen, (_, a, b) => `${a}${generate.trimEnd().replace(/^### /gm, '#### ')}\n${b}`);
+  if (index || genTable) writeFileSync(readmePath, readme);
+  return { file: file.slice(root.length), readme: index, readme_generate: Boolean(genTable) };
 }
 
 const runText = (r) => (r ? `\`${r.command}\`, ${r.date.replace('T', ' ').slice(0, 16)} UTC, commit ${r.commit}${r.uncommitted ? ` plus uncommitted changes to ${r.uncommitted} files under core/ and bindings/` : ''}, load average ${r.loadavg_before.map((v) => v.toFixed(2)).join(' ')} → ${r.loadavg_after.map((v) => v.toFixed(2)).join(' ')}` : 'not run on this model yet');

@@ -1,6 +1,6 @@
-// npm run bench [-- --quick] [-- --train] [-- --no-core-build]: seed 000's MultiHeadAttention
-// forward (Q = K = V = x, no mask) and one training step of two models on every backend, same
-// machine, same run, written to build/bench/results.json and printed as Markdown tables
+// npm run bench [-- --quick] [-- --train] [-- --generate] [-- --no-core-build]: seed 000's
+// MultiHeadAttention forward (Q = K = V = x, no mask), one training step of two models on every
+// backend and one GPT decode step with and without the KV cache, same machine, same run, written to build/bench/results.json and printed as Markdown tables
 // (report.mjs), with the scaling chart (chart.mjs).
 //   native core (attention-bench, native_bench.cpp)  vs PyTorch 1.13 CPU (torch_bench.py), 1 thread, OpenBLAS,
 //     and onnxruntime-node's CPU execution provider (ort_node_bench.mjs), 1 thread, on torch_bench.py's ONNX export
@@ -8,8 +8,12 @@
 //   WebGPU core (GpuAttention) vs onnxruntime-web webgpu vs tfjs-backend-webgpu, same adapter
 // Training (TRAIN_CASES): zero_grad + forward + loss + backward + AdamW, native core
 // (attention-train-bench, train_bench.cpp) vs PyTorch, the page's core (core.trainer) vs tfjs-wasm.
+// Generation: one decode step of nanoGPT's GPT at T = 256 (4 layers, 256 wide) with the KV cache and
+// without, native core (attention-generate-bench, generate_bench.cpp) vs PyTorch (torch_bench.py
+// --generate: nanoGPT's generate step, and a minimal KV cache over the same blocks).
 // --quick: T up to 512 and fewer runs (under 3 minutes); the full run covers T = 16 ... 4096 and
-// writes the chart to docs/bench-scaling.svg for the README. --train: the training table only.
+// writes the chart to docs/bench-scaling.svg for the README. --train: the training table only;
+// --generate: the generation table only (both: those two).
 // --no-core-build: no scripts/build.sh and no cmake configure: the bench targets are built in
 // build/native and build/wasm as they stand (a machine where someone else owns those builds).
 // Measured ceilings (peak.hpp): the native bench times AVX2 / AVX-512 FMA microkernels before and
@@ -28,7 +32,13 @@ import { serveBench } from './server.mjs';
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const OUT = `${ROOT}build/bench`;
 const quick = process.argv.includes('--quick');
-const trainOnly = process.argv.includes('--train');
+const trainFlag = process.argv.includes('--train');
+const generateFlag = process.argv.includes('--generate');
+// the tables of this run: all three, or the ones named (--train, --generate)
+const doForward = !trainFlag && !generateFlag;
+const doTrain = trainFlag || !generateFlag;
+const doGenerate = generateFlag || !trainFlag;
+const GENERATE_CASES = ['cache', 'nocache'];
 const noCoreBuild = process.argv.includes('--no-core-build');
 const TRAIN_CASES = ['causal', 'mha'];  // torch_bench.py's TRAIN_CASES
 const TRAIN_BACKENDS = ['core-wasm', 'tfjs-wasm'];
@@ -78,10 +88,10 @@ function build() {
     sh('flock build/.lock cmake -S . -B build/native >/dev/null');
     sh('flock build/.lock emcmake cmake -S . -B build/wasm >/dev/null');
   }
-  const native = trainOnly ? 'attention-train-bench' : 'attention-bench attention-train-bench';
+  const native = [doForward && 'attention-bench', doTrain && 'attention-train-bench', doGenerate && 'attention-generate-bench'].filter(Boolean).join(' ');
   sh(`flock build/.lock cmake --build build/native --target ${native} -j 2 >/dev/null`);
   // the page imports the bench build of the core (forward) and loads the page's own (training)
-  sh('flock build/.lock cmake --build build/wasm --target attention_bench_wasm -j 2 >/dev/null');
+  if (doForward || doTrain) sh('flock build/.lock cmake --build build/wasm --target attention_bench_wasm -j 2 >/dev/null');
 }
 
 // Which core was measured: the checkout's commit, the uncommitted changes under core/ and
@@ -114,12 +124,12 @@ async function browserRuns(results) {
     results.browser = await page.evaluate(() => window.bench.setup());
     log('browser:', results.browser.coreKernels, '| adapter', JSON.stringify(results.browser.adapter), results.browser.gpuError ?? '');
     log('WASM peak (before):', peakText(results.browser.peak_before));
-    if (!trainOnly) {
+    if (doForward) {
       await forwardRuns(page, results);
       results.browser.peak_after = await page.evaluate(() => window.bench.peak());
       log('WASM peak (after):', peakText(results.browser.peak_after));
     }
-    for (const name of TRAIN_CASES) {
+    for (const name of doTrain ? TRAIN_CASES : []) {
       for (const backend of TRAIN_BACKENDS) {
         const r = await page.evaluate(([b, c, p]) => window.bench.train(b, c, p), [backend, name, protocol]);
         results.train.runs.push({ backend, case: name, ...r });
@@ -174,16 +184,17 @@ async function forwardRuns(page, results) {
 
 mkdirSync(OUT, { recursive: true });
 const flags = process.argv.slice(2);
-const results = { command: `npm run bench${flags.length ? ` -- ${flags.join(' ')}` : ''}`, quick, train_only: trainOnly, date: new Date().toISOString(), protocol,
-  machine: machine(), shapes: trainOnly ? null : { main_T: MAIN_T, scaling_T: SCALING_T, seed: SEED_SHAPE }, runs: [],
-  train: { cases: TRAIN_CASES, runs: [] } };
+const results = { command: `npm run bench${flags.length ? ` -- ${flags.join(' ')}` : ''}`, quick, train_only: trainFlag && !generateFlag,
+  tables: { forward: doForward, train: doTrain, generate: doGenerate }, date: new Date().toISOString(), protocol,
+  machine: machine(), shapes: doForward ? { main_T: MAIN_T, scaling_T: SCALING_T, seed: SEED_SHAPE } : null, runs: [],
+  train: { cases: doTrain ? TRAIN_CASES : [], runs: [] }, generate: doGenerate ? { cases: GENERATE_CASES, runs: [] } : null };
 log(`load average before: ${results.machine.loadavg_before.map((v) => v.toFixed(2)).join(' ')}`);
 build();
 results.core = coreState();
 
-log(`PyTorch 1.13 CPU, 1 thread${trainOnly ? '' : ' (and the ONNX export)'}, then its training steps`);
-const torch = runJson('/usr/bin/python3', ['tests/bench/torch_bench.py', ...(trainOnly ? [] : ['--shapes', shapeArg, '--onnx']),
-  '--train', TRAIN_CASES.join(), '--out', OUT, ...protoArgs]);
+log(`PyTorch 1.13 CPU, 1 thread: ${[doForward && 'the forward (and the ONNX export)', doTrain && 'the training steps', doGenerate && 'the decode steps'].filter(Boolean).join(', ')}`);
+const torch = runJson('/usr/bin/python3', ['tests/bench/torch_bench.py', ...(doForward ? ['--shapes', shapeArg, '--onnx'] : []),
+  ...(doTrain ? ['--train', TRAIN_CASES.join()] : []), ...(doGenerate ? ['--generate'] : []), '--out', OUT, ...protoArgs]);
 results.torch = { version: torch.torch, threads: torch.threads, blas: torch.blas, openblas_num_threads: torch.openblas_num_threads, onnx_models: torch.onnx_models };
 log('PyTorch BLAS:', torch.blas.join(', '));
 for (const r of torch.results) results.runs.push({ backend: 'torch-cpu', ...r });
@@ -192,8 +203,17 @@ for (const r of torch.train) {
   log(`train ${r.case.padEnd(6)} torch-cpu   : ${r.median_ms.toFixed(2)} ms [${r.min_ms.toFixed(2)}, ${r.max_ms.toFixed(2)}]`);
 }
 
+if (torch.generate) {
+  const { runs, ...info } = torch.generate;
+  Object.assign(results.generate, info);
+  for (const r of runs) {
+    results.generate.runs.push({ backend: 'torch-cpu', ...r });
+    log(`decode ${r.case.padEnd(7)} torch-cpu   : ${r.median_ms.toFixed(2)} ms [${r.min_ms.toFixed(2)}, ${r.max_ms.toFixed(2)}]`);
+  }
+}
+
 log('native core, 1 thread');
-if (!trainOnly) {
+if (doForward) {
   const native = runJson(`${ROOT}build/native/tests/bench/attention-bench`, ['--shapes', shapeArg, '--ref-dir', OUT, '--clock', '--peak', ...protoArgs]);
   results.native = { kernels: native.kernels, peak_before: native.peak_before, peak_after: native.peak_after };
   log('native peak:', peakText(native.peak_before), '| after:', peakText(native.peak_after));
@@ -211,21 +231,33 @@ if (!trainOnly) {
       ? `${r.median_ms.toFixed(2)} ms [${r.min_ms.toFixed(2)}, ${r.max_ms.toFixed(2)}] diff ${r.max_abs_diff_vs_torch?.toExponential(1)}` : r.error);
   }
 }
-const nativeTrain = runJson(`${ROOT}build/native/tests/bench/attention-train-bench`, ['--cases', TRAIN_CASES.join(), '--ref-dir', OUT, '--phases', ...protoArgs]);
-results.native = { ...results.native, kernels: nativeTrain.kernels };
-for (const r of nativeTrain.results) {
-  results.train.runs.push({ backend: 'core-native', ...r });
-  logTrain('core-native', r.case, r);
+if (doTrain) {
+  const nativeTrain = runJson(`${ROOT}build/native/tests/bench/attention-train-bench`, ['--cases', TRAIN_CASES.join(), '--ref-dir', OUT, '--phases', ...protoArgs]);
+  results.native = { ...results.native, kernels: nativeTrain.kernels };
+  for (const r of nativeTrain.results) {
+    results.train.runs.push({ backend: 'core-native', ...r });
+    logTrain('core-native', r.case, r);
+  }
+}
+if (doGenerate) {
+  const nativeGen = runJson(`${ROOT}build/native/tests/bench/attention-generate-bench`, ['--cases', GENERATE_CASES.join(), '--ref-dir', OUT, ...protoArgs]);
+  results.native = { ...results.native, kernels: nativeGen.kernels };
+  for (const r of nativeGen.results) {
+    results.generate.runs.push({ backend: 'core-native', ...r });
+    log(`decode ${r.case.padEnd(7)} core-native : ${r.median_ms.toFixed(2)} ms [${r.min_ms.toFixed(2)}, ${r.max_ms.toFixed(2)}] logits diff ${r.max_abs_diff_vs_torch.toExponential(1)}`);
+  }
 }
 
-log(`browser: ${trainOnly ? 'WASM training steps' : 'WASM and WebGPU backends, then the WASM training steps'}`);
-await browserRuns(results);
+if (doForward || doTrain) {
+  log(`browser: ${doForward ? 'WASM and WebGPU backends, then the WASM training steps' : 'WASM training steps'}`);
+  await browserRuns(results);
+}
 
 results.machine.loadavg_after = loadavg();
 results.peaks = { native: bestPeaks(results.native?.peak_before, results.native?.peak_after),
   wasm: bestPeaks(results.browser?.peak_before, results.browser?.peak_after) };
 results.seconds = (Date.now() - started) / 1000;
-if (!trainOnly) {
+if (doForward) {
   const chartPath = quick ? `${OUT}/scaling.svg` : `${ROOT}docs/bench-scaling.svg`;
   writeFileSync(chartPath, scalingChart(results));
   results.chart = chartPath.slice(ROOT.length);
@@ -236,5 +268,5 @@ writeFileSync(`${OUT}/results.json`, `${JSON.stringify(results, null, 1)}\n`);
 writeFileSync(`${OUT}/RESULTS.md`, `${markdown}\n`);
 const published = publish(results, ROOT);
 console.log(markdown);
-log(`wrote build/bench/results.json, build/bench/RESULTS.md, ${published.file}${published.readme ? ', README.md\'s index of docs/bench/' : ''}${results.chart ? ` and ${results.chart}` : ''} in ${results.seconds.toFixed(0)} s`);
+log(`wrote build/bench/results.json, build/bench/RESULTS.md, ${published.file}${published.readme ? ', README.md\'s index of docs/bench/' : ''}${published.readme_generate ? ', README.md\'s generation table' : ''}${results.chart ? ` and ${results.chart}` : ''} in ${results.seconds.toFixed(0)} s`);
 log(`load average before: ${results.machine.loadavg_before.map((v) => v.toFixed(2)).join(' ')}, after: ${results.machine.loadavg_after.map((v) => v.toFixed(2)).join(' ')}`);

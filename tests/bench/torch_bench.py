@@ -4,7 +4,7 @@ train_bench.cpp, page.js): seed 000's MultiHeadAttention forward and the trainin
 tutorials write them, timed on the CPU with one thread and OpenBLAS, plus the ONNX models
 onnxruntime-web and onnxruntime-node run and the references every other backend is checked against.
 
-    /usr/bin/python3 tests/bench/torch_bench.py [--shapes 1,16,768,12;64,10,512,8] [--train causal,mha]
+    /usr/bin/python3 tests/bench/torch_bench.py [--shapes 1,16,768,12;64,10,512,8] [--train causal,mha] [--generate]
         --out build/bench [--warmup 2] [--warmup-ms 0] [--runs 7] [--min-run-ms 100] [--long-call-ms 5000] [--onnx]
 
 Forward, for each shape (B, T, C, H): torch.manual_seed(0); mha = MultiHeadAttention(C, H);
@@ -23,6 +23,15 @@ the same seed, so the core builds the same weights and inputs), the parameters' 
 (the parameters before the first step), .grads.f32 (the first step's gradients), .inputs.f32 (the
 float input and target, for the tfjs page) -- every backend checks its first step against these.
 
+Generation (--generate): one decode step of nanoGPT's GPT (make_fixtures.py's, nanoGPT's code) at
+T = 256, GENERATE_CONFIG below, seed 0, under torch.no_grad() as generate() runs: the prompt is 255
+ids (i % 65), the 256th its greedy next id; "nocache" is what nanoGPT's generate does for the next
+token (forward of the 256-token window, logits[:, -1, :], argmax), "cache" a minimal KV cache of
+the same blocks (decode_step below: every layer's k, v of the 255 earlier positions kept, only the
+new token's q, k, v computed). Writes <out>/generate.json: the core's scenario, the greedy id and
+both steps' logits (the core's are checked against the uncached ones); the cached logits must
+equal the uncached within 1e-5.
+
 BLAS: Debian's python3-torch multiplies matrices with whatever libblas.so.3 the alternatives
 system points at. The bench wants OpenBLAS (scripts/setup.sh --fixtures installs
 libopenblas0-pthread) on one thread, so OPENBLAS_NUM_THREADS / OMP_NUM_THREADS are set to 1 before
@@ -34,6 +43,8 @@ os.environ['OPENBLAS_NUM_THREADS'] = '1'  # read when libopenblas loads, i.e. at
 os.environ['OMP_NUM_THREADS'] = '1'
 
 import argparse
+import contextlib
+import io
 import json
 import math
 import re
@@ -45,7 +56,7 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', 'scripts'))
-from make_fixtures import CausalTransformer  # noqa: E402  (the core's twin; imported, not copied)
+from make_fixtures import GPT, CausalTransformer, GPTConfig  # noqa: E402  (the core's twins; imported, not copied)
 
 
 class MultiHeadAttention(nn.Module):  # seed 000, verbatim (comments dropped)
@@ -197,6 +208,90 @@ def train_case(name, out, proto):
     return {'case': name, 'loss': first_loss, 'params': sum(p.numel() for _, p in named), **t}
 
 
+# The generation table: one decode step at T = 256 (issue 17).
+GENERATE_CONFIG = {'vocab_size': 65, 'block_size': 256, 'n_layer': 4, 'n_head': 4, 'n_embd': 256}
+GENERATE_PROMPT = 255
+
+
+def prefill(model, idx):
+    """The prompt's forward through the blocks, keeping each layer's k and v (B, nh, T, hs)."""
+    tr = model.transformer
+    n_embd, n_head = model.config.n_embd, model.config.n_head
+    B, T = idx.size()
+    x = tr.drop(tr.wte(idx) + tr.wpe(torch.arange(0, T, dtype=torch.long)))
+    cache = []
+    for block in tr.h:
+        _, k, v = block.attn.c_attn(block.ln_1(x)).split(n_embd, dim=2)
+        cache.append((k.view(B, T, n_head, n_embd // n_head).transpose(1, 2),
+                      v.view(B, T, n_head, n_embd // n_head).transpose(1, 2)))
+        x = block(x)
+    return cache
+
+
+def decode_step(model, idx_next, cache):
+    """One new token per row (idx_next (B, 1)) at position cache's T: nanoGPT's Block, CausalSelfAttention
+    and MLP with only its own q, k, v computed and k, v appended to the cached ones (torch.cat: the
+    cache passed in is left as it was). Returns (logits (B, 1, V), the grown cache)."""
+    tr = model.transformer
+    C, n_head = model.config.n_embd, model.config.n_head
+    B, pos = idx_next.size(0), cache[0][0].size(2)
+    x = tr.drop(tr.wte(idx_next) + tr.wpe(torch.tensor([pos], dtype=torch.long)))
+    grown = []
+    for block, (k_cache, v_cache) in zip(tr.h, cache):
+        a = block.attn
+        q, k, v = a.c_attn(block.ln_1(x)).split(C, dim=2)
+        q = q.view(B, 1, n_head, C // n_head).transpose(1, 2)  # (B, nh, 1, hs)
+        k = torch.cat((k_cache, k.view(B, 1, n_head, C // n_head).transpose(1, 2)), dim=2)  # (B, nh, pos + 1, hs)
+        v = torch.cat((v_cache, v.view(B, 1, n_head, C // n_head).transpose(1, 2)), dim=2)
+        grown.append((k, v))
+        att = (q @ k.transpose(-2, -1)) * (1.0 / math.sqrt(k.size(-1)))  # the new query sees every position: no mask
+        att = a.attn_dropout(F.softmax(att, dim=-1))
+        y = (att @ v).transpose(1, 2).contiguous().view(B, 1, C)
+        x = x + a.resid_dropout(a.c_proj(y))
+        x = x + block.mlp(block.ln_2(x))
+    return model.lm_head(tr.ln_f(x)), grown
+
+
+def generate_case(out, proto):
+    """The decode step at T = 256, with and without the KV cache: references and timings."""
+    torch.manual_seed(0)
+    with contextlib.redirect_stdout(io.StringIO()):  # nanoGPT prints its warning and size
+        model = GPT(GPTConfig(**GENERATE_CONFIG)).eval()
+    V, block = GENERATE_CONFIG['vocab_size'], GENERATE_CONFIG['block_size']
+    prompt = torch.tensor([[i % V for i in range(GENERATE_PROMPT)]], dtype=torch.long)
+    with torch.no_grad():
+        logits, _ = model(prompt)
+        next_id = int(torch.argmax(logits[:, -1, :], dim=-1))
+        idx = torch.cat((prompt, torch.tensor([[next_id]])), dim=1)  # 256 ids: the window of the timed step
+        cache = prefill(model, prompt)
+        new = idx[:, -1:]
+
+        def nocache():  # nanoGPT's generate(), one token at temperature 0
+            idx_cond = idx if idx.size(1) <= block else idx[:, -block:]
+            lg, _ = model(idx_cond)
+            lg = lg[:, -1, :]
+            return lg, torch.argmax(lg, dim=-1, keepdim=True)
+
+        def cached():
+            lg, _ = decode_step(model, new, cache)
+            lg = lg[:, -1, :]
+            return lg, torch.argmax(lg, dim=-1, keepdim=True)
+
+        ref, ref_next = nocache()
+        got, got_next = cached()
+        diff = float((ref - got).abs().max())
+        assert diff <= 1e-5 and int(ref_next) == int(got_next), f'cached decode differs from the uncached step: {diff}'
+        scenario = {'module': 'GPT', 'config': GENERATE_CONFIG, 'seed': 0,
+                    'inputs': [{'name': 'idx', 'shape': [1, GENERATE_PROMPT], 'data': prompt.flatten().tolist()}],
+                    'generate': {'max_new_tokens': 2, 'temperature': 0}}
+        with open(os.path.join(out, 'generate.json'), 'w') as f:
+            json.dump({'scenario': scenario, 'position': GENERATE_PROMPT, 'next_id': next_id, 'step_id': int(ref_next),
+                       'logits': ref.flatten().tolist(), 'logits_cache': got.flatten().tolist()}, f)
+        runs = [{'case': 'cache', **timed(cached, *proto)}, {'case': 'nocache', **timed(nocache, *proto)}]
+    return {'config': GENERATE_CONFIG, 'prompt': GENERATE_PROMPT, 'next_id': next_id,
+            'params': sum(p.numel() for p in model.parameters()), 'cache_vs_nocache_max_abs_diff': diff, 'runs': runs}
+
+
 def blas_library():
     """Which BLAS the process mapped: Debian's torch uses the libblas.so.3 alternative."""
     libs = set()
@@ -219,6 +314,7 @@ def main():
     ap.add_argument('--min-run-ms', type=float, default=100)
     ap.add_argument('--long-call-ms', type=float, default=5000)
     ap.add_argument('--onnx', action='store_true')
+    ap.add_argument('--generate', action='store_true', help='the decode step at T = 256, with and without a KV cache')
     a = ap.parse_args()
     torch.set_num_threads(1)
     os.makedirs(a.out, exist_ok=True)
@@ -241,10 +337,11 @@ def main():
             models[(C, H)] = os.path.basename(path)
     proto = (a.warmup, a.warmup_ms, a.runs, a.min_run_ms, a.long_call_ms)
     train = [train_case(name, a.out, proto) for name in a.train.split(',') if name]
+    generate = generate_case(a.out, proto) if a.generate else None
     print(json.dumps({'torch': torch.__version__, 'threads': torch.get_num_threads(), 'blas': blas_library(),
                       'openblas_num_threads': os.environ.get('OPENBLAS_NUM_THREADS'),
                       'onnx_models': [{'C': c, 'H': h, 'file': f} for (c, h), f in models.items()],
-                      'results': results, 'train': train}))
+                      'results': results, 'train': train, 'generate': generate}))
 
 
 if __name__ == '__main__':

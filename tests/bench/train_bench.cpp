@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "attention.hpp"
+#include "protocol.hpp"
 #include "scenario.hpp"
 #include "session.hpp"
 
@@ -30,44 +31,9 @@ namespace {
 
 using json = nlohmann::json;
 
-double now_ms() {
-  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
-
-struct Protocol {
-  int warmup = 2, runs = 7;
-  double warmup_ms = 0, min_run_ms = 100, long_call_ms = 5000;
-};
-
-// run.mjs's protocol (the same as native_bench.cpp's): median/min/max ms per call as JSON fields.
-std::string timed(const std::function<void()>& fn, const Protocol& p) {
-  double t0 = now_ms();
-  fn();
-  const double first = now_ms() - t0;
-  t0 = now_ms();
-  fn();
-  const double once = now_ms() - t0;
-  int warm = p.warmup, kept = p.runs;
-  if (once > p.long_call_ms) warm = std::min(warm, 1), kept = std::min(kept, 3);
-  const int inner = std::max(1, int(std::ceil(p.min_run_ms / std::max(once, 1e-3))));
-  const double w0 = now_ms();
-  int warm_runs = 0;
-  for (; warm_runs < warm || (once <= p.long_call_ms && now_ms() - w0 < p.warmup_ms); ++warm_runs)
-    for (int k = 0; k < inner; ++k) fn();
-  std::vector<double> per_call;
-  for (int r = 0; r < kept; ++r) {
-    t0 = now_ms();
-    for (int k = 0; k < inner; ++k) fn();
-    per_call.push_back((now_ms() - t0) / inner);
-  }
-  std::vector<double> s = per_call;
-  std::sort(s.begin(), s.end());
-  const size_t n = s.size();
-  const double median = n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
-  json j = {{"median_ms", median}, {"min_ms", s[0]}, {"max_ms", s[n - 1]}, {"runs", kept}, {"calls_per_run", inner},
-            {"warmup_runs", warm_runs}, {"first_call_ms", first}, {"second_call_ms", once}, {"all_ms", per_call}};
-  return j.dump();
-}
+using attn::bench::now_ms;
+using attn::bench::Protocol;
+using attn::bench::timed;
 
 std::vector<float> read_f32(const std::string& path) {
   std::ifstream f(path, std::ios::binary | std::ios::ate);
@@ -126,11 +92,7 @@ int main(int argc, char** argv) {
     if (a == "--phases") { phases = true; --i; continue; }
     if (a == "--cases") cases = v;
     else if (a == "--ref-dir") ref_dir = v;
-    else if (a == "--warmup") p.warmup = std::atoi(v.c_str());
-    else if (a == "--warmup-ms") p.warmup_ms = std::atof(v.c_str());
-    else if (a == "--runs") p.runs = std::atoi(v.c_str());
-    else if (a == "--min-run-ms") p.min_run_ms = std::atof(v.c_str());
-    else if (a == "--long-call-ms") p.long_call_ms = std::atof(v.c_str());
+    else if (p.parse(a, v)) continue;
     else if (a == "--profile-steps") profile_steps = std::atoi(v.c_str());
     else { std::fprintf(stderr, "unknown option %s\n", a.c_str()); return 2; }
   }
@@ -160,9 +122,9 @@ int main(int argc, char** argv) {
         r["profile_steps"] = profile_steps;
         r["profile_ms_per_step"] = (now_ms() - p0) / profile_steps;
       } else {
-        r.update(json::parse(timed([&] { s.step(); }, p)));
+        r.update(timed([&] { s.step(); }, p));
         if (phases) {
-          r["phases"] = {{"forward", json::parse(timed([&] { s.forward(false); }, p))}};
+          r["phases"] = {{"forward", timed([&] { s.forward(false); }, p)}};
         }
       }
       std::printf("%s%s", first ? "" : ", ", r.dump().c_str());
