@@ -1,6 +1,7 @@
 // npm run bench [-- --quick] [-- --train] [-- --generate] [-- --no-core-build]: seed 000's
 // MultiHeadAttention forward (Q = K = V = x, no mask), one training step of two models on every
-// backend and one GPT decode step with and without the KV cache, same machine, same run, written to build/bench/results.json and printed as Markdown tables
+// backend and one GPT decode step with and without the KV cache, same machine, same run, written
+// to build/bench/results.json and printed as Markdown tables
 // (report.mjs), with the scaling chart (chart.mjs).
 //   native core (attention-bench, native_bench.cpp)  vs PyTorch 1.13 CPU (torch_bench.py), 1 thread, OpenBLAS,
 //     and onnxruntime-node's CPU execution provider (ort_node_bench.mjs), 1 thread, on torch_bench.py's ONNX export
