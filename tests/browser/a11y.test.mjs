@@ -1,6 +1,6 @@
 // Accessibility (README "Accessibility"): axe-core's WCAG 2.1 A/AA rules find no violation in any
 // view state of the page (default, every preset, Chinese, the Share / Embed dialog, errors, the
-// value tables open, the lesson page's embedded demos, training mode); a keyboard-only student
+// value tables open, the lesson page's embedded demos, training and generate modes); a keyboard-only student
 // types a sentence, reaches the steps, reads a heatmap cell from the live region, switches head
 // and language and saves an export, with focus visible at every stop; reduced motion turns the
 // page's transitions off; at 200 % zoom and at 360 px the page does not scroll sideways
@@ -139,6 +139,20 @@ test('axe finds no violation in training mode, before and after a step, in Engli
     await scrollThrough(page);
     await audit(page, `#${hash} after one step`);
     assert.match(await page.locator('[data-testid="train-head"] canvas').first().getAttribute('aria-label'), /“[^”]+”/);
+    assert.deepEqual(errors, []);
+    await close();
+  }
+});
+
+test('axe finds no violation in generate mode, before and after three tokens, in English and Chinese', async () => {
+  for (const hash of ['generate=1', 'generate=1&lang=zh']) {
+    const { page, errors, close } = await open(hash);
+    await page.locator('[data-testid="generate-step"]:not([disabled])').waitFor({ timeout: 90000 });
+    await audit(page, `#${hash}`);
+    for (let i = 0; i < 3; i++) await page.getByTestId('generate-step').click();
+    await page.waitForFunction(() => window.playground.generation().steps === 3 && !window.playground.generation().running, null, { timeout: 90000 });
+    await scrollThrough(page);
+    await audit(page, `#${hash} after three tokens`);
     assert.deepEqual(errors, []);
     await close();
   }
