@@ -76,6 +76,8 @@ test('lang=zh shows Chinese headings, labels, step explanations and checks, and 
   assert.equal(changes.length, 12);
   for (const c of changes) assert.match(c, CJK, c);
   assert.equal(await page.locator('[data-step="attn_weights"] .formula').textContent(), 'attn_weights = torch.softmax(attn_scores / keys.shape[-1]**0.5, dim=-1)');
+  // The first redraw selects the weights' step: let it land before choosing another one.
+  await page.waitForFunction(() => document.querySelector('#code-panel .code-title')?.textContent.endsWith('attn_weights'), null, { timeout: 15000 });
   await page.locator('[data-step="keys_heads"] button').first().click();
   // The selection redraws on the next frame: wait for it rather than read the panel mid-update.
   await page.waitForFunction(() => document.querySelector('#code-panel .code-title')?.textContent === '第 4 步：keys_heads', null, { timeout: 5000 })
