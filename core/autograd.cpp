@@ -323,27 +323,10 @@ void simple_backward(const Node& n, const Tensor& g, Walk& w) {
   }
 }
 
-// y = x * cos + rotate_half(x) * sin: dx[j] = g[j] cos[j] + (j < D/2 ? g[j + D/2] sin[j + D/2] :
-// -g[j - D/2] sin[j - D/2]) (rotate_half's transpose). The tables are constants.
+// y = x * cos + rotate_half(x) * sin: dx = g * cos + rotate_half^T(g * sin), which is g rotated
+// back by the same angles (ops.hpp rope_rotate). The tables are constants.
 void rope_backward(const Node& n, const Tensor& g, Walk& w) {
-  if (!w.needs(n, 0)) return;
-  const Tensor gc = g.contiguous();
-  const Tensor& cos = w.input(n, 1).out;
-  const Tensor& sin = w.input(n, 2).out;
-  const int64_t D = gc.size(-1), T = gc.size(-2), half = D / 2, rows = gc.numel() / D;
-  Tensor gx = Tensor::empty(gc.shape());
-  const float* gp = gc.data();
-  const float* c = cos.data();
-  const float* s = sin.data();
-  for (int64_t r = 0; r < rows; ++r) {
-    const float* gr = gp + r * D;
-    const int64_t tr = (r % T) * D;
-    for (int64_t j = 0; j < D; ++j) {
-      const float rot = j < half ? gr[j + half] * s[tr + j + half] : -gr[j - half] * s[tr + j - half];
-      gx.data()[r * D + j] = gr[j] * c[tr + j] + rot;
-    }
-  }
-  w.give(n, 0, gx, true);
+  if (w.needs(n, 0)) w.give(n, 0, rope_rotate(g, w.input(n, 1).out, w.input(n, 2).out, -1.f), true);
 }
 
 // repeat_interleave(n, dim=1): each kv head's gradient sums its n copies'.

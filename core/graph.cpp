@@ -320,26 +320,7 @@ Var rope_table(Context& ctx, const std::vector<int64_t>& positions, int64_t D, d
 }
 
 Var rope(Context& ctx, const Var& x, const Var& cos, const Var& sin) {
-  const int64_t D = x.size(-1), T = x.size(-2), half = D / 2;
-  if (cos.shape() != Shape{T, D} || sin.shape() != Shape{T, D})
-    fail("rope: tables ", shape_str(cos.shape()), " do not match ", shape_str(x.shape()));
-  const Tensor xc = x.t.contiguous();
-  Tensor out = Tensor::empty(xc.shape());
-  const float* xp = xc.data();
-  const float* c = cos.t.data();
-  const float* s = sin.t.data();
-  float* o = out.data();
-  const int64_t rows = xc.numel() / D;
-  for (int64_t r = 0; r < rows; ++r) {
-    const float* xr = xp + r * D;
-    const int64_t tr = (r % T) * D;
-    for (int64_t j = 0; j < D; ++j) {
-      const float rot = j < half ? -xr[j + half] : xr[j - half];
-      const float a = xr[j] * c[tr + j], b = rot * s[tr + j];  // two products, then their sum (as torch)
-      o[r * D + j] = a + b;
-    }
-  }
-  return put(ctx, Op::rope, {x.id, cos.id, sin.id}, out);
+  return put(ctx, Op::rope, {x.id, cos.id, sin.id}, rope_rotate(x.t, cos.t, sin.t));
 }
 
 Var repeat_kv(Context& ctx, const Var& x, int64_t n) {

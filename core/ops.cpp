@@ -288,6 +288,27 @@ Tensor stack(const std::vector<Tensor>& xs, int64_t dim) {
   return out;
 }
 
+Tensor rope_rotate(const Tensor& x, const Tensor& cos, const Tensor& sin, float sign) {
+  const int64_t D = x.size(-1), T = x.size(-2), half = D / 2;
+  if (cos.shape() != Shape{T, D} || sin.shape() != Shape{T, D})
+    fail("rope: tables ", shape_str(cos.shape()), " do not match ", shape_str(x.shape()));
+  const Tensor xc = x.contiguous();
+  Tensor out = Tensor::empty(xc.shape());
+  const float* c = cos.data();
+  const float* s = sin.data();
+  const int64_t rows = xc.numel() / D;
+  for (int64_t r = 0; r < rows; ++r) {
+    const float* xr = xc.data() + r * D;
+    const int64_t tr = (r % T) * D;
+    for (int64_t j = 0; j < D; ++j) {
+      const float rot = j < half ? -xr[j + half] : xr[j - half];
+      const float a = xr[j] * c[tr + j], b = rot * (sign * s[tr + j]);  // two products, then their sum (as torch)
+      out.data()[r * D + j] = a + b;
+    }
+  }
+  return out;
+}
+
 Tensor positional_encoding(int64_t T, int64_t C) {
   // As seed 002 computes it, in float32: div_term = exp(arange(0, C, 2) * (-log(10000) / C)).
   const float factor = static_cast<float>(-std::log(10000.0) / static_cast<double>(C));

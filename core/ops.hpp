@@ -51,6 +51,10 @@ Tensor embedding(const Tensor& weight, const std::vector<int64_t>& ids, const Sh
 Tensor cat_last(const std::vector<Tensor>& xs);
 // torch.stack(xs, dim)
 Tensor stack(const std::vector<Tensor>& xs, int64_t dim);
+// RoPE's rotation of x (..., T, D) by its (T, D) tables: x * cos + rotate_half(x) * (sign * sin),
+// rotate_half(x) = cat(-x[..., D/2:], x[..., :D/2]). sign -1 rotates back by the same angles: the
+// backward (the tables repeat across their two halves, so rotate_half's transpose is that).
+Tensor rope_rotate(const Tensor& x, const Tensor& cos, const Tensor& sin, float sign = 1.f);
 // seed 002's PositionalEncoding table rows [0, T): (T, C), sin on even, cos on odd columns
 Tensor positional_encoding(int64_t T, int64_t C);
 
