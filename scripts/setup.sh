@@ -10,7 +10,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-packages=(cmake g++ emscripten libxsimd-dev catch2 nlohmann-json3-dev chromium valgrind)
+packages=(cmake g++ emscripten libxsimd-dev catch2 nlohmann-json3-dev chromium firefox-esr valgrind)
 [[ "${1:-}" == "--fixtures" ]] && packages+=(python3-torch python3-numpy libopenblas0-pthread)
 
 missing=()

@@ -2,8 +2,8 @@
 // its shape, the attention heatmap labels and masks its cells, presets reproduce the seeds'
 // numbers, bad configs show the core's message inline and the page recovers.
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
-import { launch, openPage, startServer } from './harness.mjs';
+import { after, before } from 'node:test';
+import { launch, openPage, startServer, test } from './harness.mjs';
 
 let server, browser;
 before(async () => { server = await startServer(); browser = await launch(); });
