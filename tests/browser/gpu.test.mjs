@@ -1,8 +1,10 @@
 // WebGPU in headless Chromium on SwiftShader: every fixture of tests/fixtures/ that the GPU path
 // supports (every block the core describes as computing a module output in full: each seed's
 // multi-head attention, the single-head ones, sdpa; both mask rules and fills, causal, fully masked
-// rows) gives PyTorch's output and weights within atol 1e-4, fused and naive; long sequences and
-// odd head dims match the WASM core; the page's backend panel, its fallbacks and compare() API.
+// rows; every ModernAttention switch: RoPE, ALiBi, GQA/MQA, window and sinks, positions) gives
+// PyTorch's output and weights within atol 1e-4, fused and naive; long sequences and odd head dims
+// match the WASM core, ModernAttention's too; the page's backend panel (a ModernAttention
+// configuration included), its fallbacks and compare() API.
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { after, before, test } from 'node:test';
@@ -78,8 +80,12 @@ test('every GPU-supported fixture matches PyTorch within 1e-4 on WebGPU (fused a
     assert.ok(r.output <= 1e-4, `${names[i]}: output max |webgpu - pytorch| = ${r.output}`);
     if (r.weights !== null) assert.ok(r.weights <= 1e-4, `${names[i]}: attention weights max diff ${r.weights}`);
     assert.ok(naive[i].output <= 1e-4, `${names[i]} (naive): output max diff ${naive[i].output}`);
-    console.log(`webgpu ${names[i]}: output ${r.output.toExponential(2)}, weights ${r.weights?.toExponential(2)} (${r.ms.toFixed(1)} ms on ${r.adapter})`);
+    console.log(`webgpu ${names[i]}: output ${r.output.toExponential(2)}, weights ${r.weights?.toExponential(2)}, naive output ${naive[i].output.toExponential(2)} (${r.ms.toFixed(1)} ms on ${r.adapter})`);
   });
+  // Every ModernAttention forward fixture: each switch alone and combined, ALiBi with 6 heads, MQA, positions offset.
+  const modern = names.filter((n) => n.startsWith('modern_'));
+  assert.ok(modern.length >= 12, modern.join());
+  for (const name of modern) assert.ok(ran.includes(name), `${name} ran on WebGPU: ${fused[names.indexOf(name)].unsupported}`);
   // The kinds the issue names, all among them: both mask conventions, causal, fully masked rows.
   for (const must of ['seed000_padding_mask', 'seed000_cross_fully_masked_row', 'seed000_causal_mask', 'journey_causal_mha',
     'seed003_cross_attention', 'sdpa_cross_mask_dv_ne_dk', 'seed001_mhsa_odd', 'seed002_fused_mhsa', 'seed000_demo']) {
@@ -116,6 +122,46 @@ test('long sequences and head dims 16-128, not multiples of 4, match the WASM co
     assert.ok(r.output <= 1e-4, `${c.scenario.module}: output max |webgpu - wasm| = ${r.output}`);
     if (r.weights !== null) assert.ok(r.weights <= 1e-4, `weights max diff ${r.weights}`);
   }
+  assert.deepEqual(errors, []);
+});
+
+test('ModernAttention past one workgroup (windows skipping key tiles, GQA, MQA, head dim 128, unordered positions) matches the WASM core, fused and naive', async () => {
+  const { page, errors } = await openPage(browser.context, server.url);
+  const modern = (seed, config, shape, positions) => ({ scenario: { module: 'ModernAttention', seed, config,
+    inputs: [{ name: 'x', shape, init: 'randn' }, ...(positions ? [{ name: 'positions', shape: [positions.length], data: positions }] : [])] } });
+  const cases = [
+    // T = 300: later workgroups skip the key tiles between the 4 sinks and their window of 40; 8 query heads on 2 kv heads
+    modern(6, { d_model: 64, num_heads: 8, num_kv_heads: 2, rope: true, window: 40, sink_tokens: 4, bias: true }, [2, 300, 64]),
+    // multi-query, ALiBi's slopes for 6 heads, not causal, head dim 6
+    modern(7, { d_model: 36, num_heads: 6, num_kv_heads: 1, alibi: true, causal: false }, [1, 130, 36]),
+    // head dim 128, positions out of order with gaps: the causal rule, window, sinks, RoPE and ALiBi all read them
+    modern(8, { d_model: 256, num_heads: 2, rope: true, rope_base: 500000, alibi: true, window: 500, sink_tokens: 300 }, [1, 90, 256],
+      Array.from({ length: 90 }, (_, i) => (i * 37) % 101 * 13 + 2)),
+  ];
+  const jobs = cases.map((c) => ({ scenario: c.scenario }));
+  const fused = await gpuRun(page, jobs);
+  const naive = await gpuRun(page, jobs, { naive: true });
+  cases.forEach((c, i) => {
+    const [r, n] = [fused[i], naive[i]];
+    assert.ok(!r.unsupported, r.unsupported);
+    console.log(`webgpu ModernAttention ${JSON.stringify(c.scenario.config)} ${JSON.stringify(c.scenario.inputs[0].shape)}: output ${r.output.toExponential(2)}, weights ${r.weights.toExponential(2)}, naive output ${n.output.toExponential(2)} (${r.ms.toFixed(0)} ms)`);
+    for (const [what, d] of [['output', r.output], ['weights', r.weights], ['naive output', n.output], ['naive weights', n.weights]]) {
+      assert.ok(d <= 1e-4, `case ${i}: ${what} max |webgpu - wasm| = ${d}`);
+    }
+  });
+  assert.deepEqual(errors, []);
+});
+
+test('the page computes ModernAttention with RoPE, GQA, ALiBi and a window on WebGPU and agrees with WASM', async () => {
+  const config = { ModernAttention: { d_model: 32, num_heads: 4, num_kv_heads: 2, rope: true, alibi: true, window: 3, sink_tokens: 1 } };
+  const { page, errors } = await openPage(browser.context, `${server.url}#module=ModernAttention&config=${encodeURIComponent(JSON.stringify(config))}`);
+  await page.waitForSelector('body[data-backend-ready="true"]');
+  await page.waitForFunction(() => window.playground.backend.last()?.module === 'ModernAttention', null, { timeout: 30000 });
+  const last = await page.evaluate(() => window.playground.backend.last());
+  assert.match(await page.getByTestId('backend').textContent(), /^WebGPU/);
+  assert.match(await page.getByTestId('backend-notice').textContent(), /compared/);
+  assert.ok(last.diff >= 0 && last.diff <= 1e-4, `ModernAttention on the page: max |webgpu - wasm| ${last.diff}`);
+  console.log(`page ModernAttention ${JSON.stringify(config.ModernAttention)}: max |webgpu - wasm| ${last.diff.toExponential(2)} (head ${JSON.stringify(last.head)})`);
   assert.deepEqual(errors, []);
 });
 

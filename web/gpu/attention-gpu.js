@@ -1,8 +1,10 @@
-// The attention hot path on WebGPU: q/k/v projections (linear.wgsl), fused flash-style attention
-// (attention-fused.wgsl, or the naive three passes of attention-naive.wgsl), the displayed heads'
-// weights (attention-weights.wgsl) and the output projection. The plan comes from a core result
-// alone (core/SCENARIO.md "Attention": its `attention` block, `inputs`, `params`), so the GPU
-// computes from the very numbers and conventions the WASM core used; ../backend.js compares the two.
+// The attention hot path on WebGPU: q/k/v projections (linear.wgsl), rotary positions on q and k
+// (rope.wgsl), fused flash-style attention (attention-fused.wgsl, or the naive three passes of
+// attention-naive.wgsl; grouped kv heads, ALiBi and the sliding window inside the score), the
+// displayed heads' weights (attention-weights.wgsl) and the output projection. The plan comes from
+// a core result alone (core/SCENARIO.md "Attention": its `attention` block, `inputs`, `params`), so
+// the GPU computes from the very numbers and conventions the WASM core used; ../backend.js compares
+// the two.
 
 import { t } from '../i18n.js';
 
@@ -12,6 +14,7 @@ const SHADERS = {
   fused: new URL('./attention-fused.wgsl', import.meta.url),
   weights: new URL('./attention-weights.wgsl', import.meta.url),
   naive: new URL('./attention-naive.wgsl', import.meta.url),
+  rope: new URL('./rope.wgsl', import.meta.url),
 };
 
 // The kernels keep a query row and an output row in fixed arrays (DMAX in attention-fused.wgsl).
@@ -42,13 +45,12 @@ function fillOf(block) {
 // decided) or a module-table entry (structure only: head dims and dropout p are a run's numbers).
 export function gpuSupport(scenario, source) {
   const block = gpuBlock(source);
+  // Grouped kv heads are read from per-head column blocks: a fused (B, T, H, 3·D) qkv row has none.
+  const grouped = block?.kv_heads && block.kv_heads !== block.heads;
   const known = block && PROJECTIONS.has(block.projection) && fillOf(block) !== null
-    && (!block.mask || (MASK_KINDS[block.mask.masked_where] && BROADCASTS.has(block.mask.broadcast)));
+    && (!block.mask || (MASK_KINDS[block.mask.masked_where] && BROADCASTS.has(block.mask.broadcast)))
+    && !(grouped && block.projection === 'fused');
   if (!known) return { ok: false, reason: t('gpu.noPath', { module: scenario.module }) };
-  // RoPE, ALiBi, a window and grouped kv heads (the core's switches) have no kernels yet: WASM computes them.
-  if (block.rope || block.alibi || block.window > 0 || (block.kv_heads && block.kv_heads !== block.heads)) {
-    return { ok: false, reason: t('gpu.modern') };
-  }
   if (scenario.train && block.dropout > 0) return { ok: false, reason: t('gpu.dropout') };
   const dim = Math.max(block.d_k ?? 0, block.d_v ?? 0);
   if (dim > MAX_HEAD_DIM) return { ok: false, reason: t('gpu.headDim', { dim, max: MAX_HEAD_DIM }) };
@@ -126,6 +128,66 @@ function qkvLayouts(block, plan, input, param) {
   }
 }
 
+// ALiBi's slope per head, as the paper (and the core's alibi_bias) defines them: for n a power of
+// two, start^1 .. start^n with start = 2^(−8/n); otherwise those of the nearest power of two below,
+// then every other slope of twice that many. Float32, as the core adds them.
+function alibiSlopes(H) {
+  const powerOf2 = (n) => {
+    const start = 2 ** -(2 ** -(Math.log2(n) - 3));
+    return Array.from({ length: n }, (_, i) => start * start ** i);
+  };
+  const slopes = (n) => {
+    if (Number.isInteger(Math.log2(n))) return powerOf2(n);
+    const closest = 2 ** Math.floor(Math.log2(n));
+    return [...powerOf2(closest), ...slopes(2 * closest).filter((_, i) => i % 2 === 0)].slice(0, n);
+  };
+  return Float32Array.from(slopes(H));
+}
+
+// RoPE's cos and sin of angles = positions ⊗ 1 / base^(arange(0, D, 2) / D), one half each, (T, D/2)
+// (cat(angles, angles) repeats it): float32 steps as the core's rope_table takes them.
+function ropeTables(positions, D, base) {
+  const f = Math.fround, half = D / 2, T = positions.length;
+  const cos = new Float32Array(T * half), sin = new Float32Array(T * half);
+  for (let i = 0; i < half; i++) {
+    const invFreq = f(1 / f(f(base) ** f(f(2 * i) / f(D))));
+    for (let t = 0; t < T; t++) {
+      const angle = f(positions[t] * invFreq);
+      cos[t * half + i] = Math.cos(angle);
+      sin[t * half + i] = Math.sin(angle);
+    }
+  }
+  return { cos, sin, half };
+}
+
+// A block's switches (grouped kv heads, RoPE, ALiBi, the sliding window and its sinks) as plan
+// fields. Positions come from the module's `positions` input when the run had one (its ids;
+// the causal rule then compares them too, as the core's window_mask does), else they are the row
+// indices; they index queries and keys alike, so T must equal S then.
+function switchesPlan(block, plan, result) {
+  const kvHeads = block.kv_heads ?? block.heads;
+  if (!(kvHeads > 0 && block.heads % kvHeads === 0)) throw new Error(`kv_heads (${kvHeads}) must divide heads (${block.heads})`);
+  plan.kvGroup = block.heads / kvHeads;
+  plan.window = block.window ?? 0;
+  plan.sinks = block.sink_tokens ?? 0;
+  plan.causal = plan.causal || plan.window > 0;   // the window hides later keys too (core/SCENARIO.md)
+  const given = result.inputs.find((i) => i.name === 'positions');
+  if (given) {
+    if (given.data.length !== plan.T || plan.S !== plan.T) throw new Error(`positions of shape [${given.shape}] must be (T) = (${plan.T}), with as many keys (${plan.S}) as queries`);
+    plan.positions = Int32Array.from(given.data);
+  }
+  plan.alibi = block.alibi ? alibiSlopes(block.heads) : null;
+  if (!block.rope) return;
+  if (plan.S !== plan.T || plan.Dk % 2 !== 0) throw new Error(`RoPE needs as many keys (${plan.S}) as queries (${plan.T}) and an even head dim (${plan.Dk})`);
+  plan.rope = ropeTables(plan.positions ?? Array.from({ length: plan.T }, (_, i) => i), plan.Dk, block.rope.base);
+  // q and k rotated into contiguous (B, T, heads, D) buffers, which the attention kernels then read.
+  plan.ropes = [['q', plan.H], ['k', kvHeads]].map(([name, heads]) => {
+    const src = plan[name], D = plan.Dk, rows = name === 'q' ? plan.T : plan.S;
+    plan[name] = { buf: `rope:${name}`, off: 0, sb: rows * heads * D, st: heads * D, sh: D };
+    return { name: `rope:${name}`, src, heads, rows };
+  });
+}
+
 // The attention problem of a core result run with return_inputs and return_params: per-head
 // layouts of q, k, v, o inside flat buffers, the projections that produce them, the mask, the
 // scale. Pure data, no GPU objects. Whether train-mode dropout rules it out is gpuSupport's
@@ -151,9 +213,11 @@ export function planFromResult(result) {
     B: product(lead), H: block.heads, T: xq.shape.at(-2), S: xk.shape.at(-2), Dk: block.d_k, Dv: block.d_v,
     scale: block.scale.value, scaleMul: block.scale.op === 'mul', causal: block.causal, fill: fillOf(block),
     tensors: {}, linears: [], out: null, mask: null,
+    kvGroup: 1, window: 0, sinks: 0, positions: null, alibi: null, rope: null, ropes: [],
   };
   if (product(xk.shape.slice(0, -2)) !== plan.B) throw new Error(`queries [${xq.shape}] and keys [${xk.shape}] differ in their leading dims`);
   qkvLayouts(block, plan, input, param);
+  switchesPlan(block, plan, result);
   const { B, H, T, S, Dv } = plan;
   plan.o = { off: 0, sb: T * H * Dv, st: H * Dv, sh: Dv, size: B * T * H * Dv };
   plan.outShape = [...xq.shape.slice(0, -1), H * Dv];
@@ -200,7 +264,9 @@ function paramValues(plan, extra = {}) {
     ...L('q', plan.q), ...L('k', plan.k), ...L('v', plan.v), ...L('o', plan.o),
     m_sb: mask ? mask.Hm * T * S : 0, m_sh: mask && mask.Hm > 1 ? T * S : 0, m_st: S, m_ss: 1,
     scale: plan.scale, scale_mul: plan.scaleMul ? 1 : 0,
-    fill: Number.isFinite(plan.fill) ? plan.fill : 0, masked_fill: Number.isFinite(plan.fill) ? 1 : 0, ...extra,
+    fill: Number.isFinite(plan.fill) ? plan.fill : 0, masked_fill: Number.isFinite(plan.fill) ? 1 : 0,
+    kv_group: plan.kvGroup, alibi: plan.alibi ? 1 : 0, window: plan.window, sinks: plan.sinks,
+    positional: plan.positions ? 1 : 0, ...extra,
   };
 }
 
@@ -226,8 +292,8 @@ export class GpuAttention {
     const limits = {};
     for (const k of ['maxStorageBufferBindingSize', 'maxBufferSize']) limits[k] = adapter.limits[k];
     const device = await adapter.requestDevice({ requiredLimits: limits });
-    const [common, linear, fused, weights, naive] = await Promise.all(
-      [SHADERS.common, SHADERS.linear, SHADERS.fused, SHADERS.weights, SHADERS.naive].map(loadText));
+    const [common, linear, fused, weights, naive, rope] = await Promise.all(
+      [SHADERS.common, SHADERS.linear, SHADERS.fused, SHADERS.weights, SHADERS.naive, SHADERS.rope].map(loadText));
     const gpu = new GpuAttention(adapter, device, onLost);
     gpu.paramLayout = paramLayout(common);
     device.pushErrorScope('validation');
@@ -236,10 +302,10 @@ export class GpuAttention {
     // main thread, which also rasters the page (SwiftShader: seconds without a frame at start-up).
     const pipeline = (code, entryPoint = 'main') => device.createComputePipelineAsync({ layout: 'auto', compute: { module: module(code), entryPoint } });
     const naiveCode = `${common}\n${naive}`;
-    const [pLinear, pFused, pWeights, pScores, pNormalize, pWeighted] = await Promise.all([
+    const [pLinear, pFused, pWeights, pScores, pNormalize, pWeighted, pRope] = await Promise.all([
       pipeline(linear), pipeline(`${common}\n${fused}`), pipeline(`${common}\n${weights}`),
-      pipeline(naiveCode, 'scores'), pipeline(naiveCode, 'normalize_rows'), pipeline(naiveCode, 'weighted_sum')]);
-    gpu.pipelines = { linear: pLinear, fused: pFused, weights: pWeights, scores: pScores, normalizeRows: pNormalize, weightedSum: pWeighted };
+      pipeline(naiveCode, 'scores'), pipeline(naiveCode, 'normalize_rows'), pipeline(naiveCode, 'weighted_sum'), pipeline(rope)]);
+    gpu.pipelines = { linear: pLinear, fused: pFused, weights: pWeights, scores: pScores, normalizeRows: pNormalize, weightedSum: pWeighted, rope: pRope };
     const error = await device.popErrorScope();
     if (error) throw new Error(`WebGPU shader error: ${error.message}`);
     return gpu;
@@ -299,9 +365,20 @@ export class GpuAttention {
       bufs[l.name] = keep(this.empty(l.M * l.N));
       this.linear(pass, bufs[l.x], w, bias, bufs[l.name], l.M, l.N, l.K, keep);
     }
+    if (plan.rope) {
+      const cos = keep(this.buffer(plan.rope.cos)), sin = keep(this.buffer(plan.rope.sin)), { half } = plan.rope;
+      for (const r of plan.ropes) {
+        bufs[r.name] = keep(this.empty(plan.B * r.rows * r.heads * 2 * half));
+        const { off, sb, st, sh } = r.src;
+        const dims = keep(this.buffer(new Uint32Array([r.rows, r.heads, half, 0, off, sb, st, sh]), GPUBufferUsage.UNIFORM));
+        this.dispatch(pass, this.pipelines.rope, [dims, bufs[r.src.buf], cos, sin, bufs[r.name]], Math.ceil((r.heads * half) / 64), r.rows, plan.B);
+      }
+    }
     return {
       q: bufs[plan.q.buf], k: bufs[plan.k.buf], v: bufs[plan.v.buf],
       mask: keep(plan.mask ? this.buffer(plan.mask.data) : this.empty(1)),
+      pos: keep(plan.positions ? this.buffer(plan.positions) : this.empty(1)),
+      slopes: keep(plan.alibi ? this.buffer(plan.alibi) : this.empty(1)),
       o: keep(this.empty(plan.o.size)),
       params: keep(this.params(plan)),
       P: null,
@@ -312,14 +389,14 @@ export class GpuAttention {
   // first use): what run() computes and timeAttention() times.
   encodeAttention(pass, plan, bufs, naive, keep) {
     const { B, H, T, S, Dv } = plan;
-    const { params, q, k, v, mask, o } = bufs;
+    const { params, q, k, v, mask, o, pos, slopes } = bufs;
     if (!naive) {
-      this.dispatch(pass, this.pipelines.fused, [params, q, k, v, mask, o], Math.ceil(T / 64), H, B);
+      this.dispatch(pass, this.pipelines.fused, [params, q, k, v, mask, o, pos, slopes], Math.ceil(T / 64), H, B);
       return;
     }
     bufs.P ??= keep(this.empty(B * H * T * S));
     // Each entry point's 'auto' layout holds only the bindings it uses.
-    this.dispatch(pass, this.pipelines.scores, { 0: params, 1: q, 2: k, 4: mask, 5: bufs.P }, Math.ceil(S / 8), Math.ceil(T / 8), B * H);
+    this.dispatch(pass, this.pipelines.scores, { 0: params, 1: q, 2: k, 4: mask, 5: bufs.P, 7: pos, 8: slopes }, Math.ceil(S / 8), Math.ceil(T / 8), B * H);
     this.dispatch(pass, this.pipelines.normalizeRows, { 0: params, 5: bufs.P }, Math.ceil((B * H * T) / 64));
     this.dispatch(pass, this.pipelines.weightedSum, { 0: params, 3: v, 5: bufs.P, 6: o }, Math.ceil(Dv / 8), Math.ceil(T / 8), B * H);
   }
@@ -331,7 +408,7 @@ export class GpuAttention {
     if (sel.wb0 + sel.wnb > plan.B || sel.wh0 + sel.wnh > plan.H) throw new Error(`no head ${weights.h} of batch item ${weights.b}`);
     const count = sel.wnb * sel.wnh * plan.T * plan.S;
     const buffer = keep(this.empty(count));
-    this.dispatch(pass, this.pipelines.weights, [keep(this.params(plan, sel)), bufs.q, bufs.k, bufs.mask, buffer], Math.ceil(plan.T / 64), sel.wnh, sel.wnb);
+    this.dispatch(pass, this.pipelines.weights, [keep(this.params(plan, sel)), bufs.q, bufs.k, bufs.mask, buffer, bufs.pos, bufs.slopes], Math.ceil(plan.T / 64), sel.wnh, sel.wnb);
     return { buffer, count, shape: all ? plan.weightsShape : [plan.T, plan.S] };
   }
 

@@ -10,6 +10,8 @@
 @group(0) @binding(4) var<storage, read> maskv: array<f32>;
 @group(0) @binding(5) var<storage, read_write> P: array<f32>;   // (B, H, T, S) scores, then weights
 @group(0) @binding(6) var<storage, read_write> O: array<f32>;
+@group(0) @binding(7) var<storage, read> pos: array<i32>;      // positions (Params.positional)
+@group(0) @binding(8) var<storage, read> slopes: array<f32>;   // ALiBi slope per head (Params.alibi)
 
 const NEG_INF_MARK: f32 = -3.40282346e38f;  // a skipped (masked) key
 
@@ -26,7 +28,7 @@ fn scores(@builtin(global_invocation_id) gid: vec3<u32>) {
   if (s >= p.S || t >= p.T) { return; }
   let state = mask_state(b, h, t, s);
   var x = NEG_INF_MARK;
-  if (state != 0u) { x = masked_score(state, q_base(b, h, t), k_base(b, h, s)); }
+  if (state != 0u) { x = masked_score(state, h, t, s, q_base(b, h, t), k_base(b, kv_head(h), s)); }
   P[((b * p.H + h) * p.T + t) * p.S + s] = x;
 }
 
@@ -58,9 +60,10 @@ fn weighted_sum(@builtin(global_invocation_id) gid: vec3<u32>) {
   let h = gid.z % p.H;
   if (d >= p.Dv || t >= p.T) { return; }
   let row = ((b * p.H + h) * p.T + t) * p.S;
+  let hk = kv_head(h);
   var acc = 0.0;
   for (var s = 0u; s < p.S; s = s + 1u) {
-    acc = acc + P[row + s] * V[p.v_off + b * p.v_sb + s * p.v_st + h * p.v_sh + d];
+    acc = acc + P[row + s] * V[v_base(b, hk, s) + d];
   }
   O[p.o_off + b * p.o_sb + t * p.o_st + h * p.o_sh + d] = acc;
 }

@@ -9,6 +9,8 @@
 @group(0) @binding(2) var<storage, read> K: array<f32>;
 @group(0) @binding(3) var<storage, read> maskv: array<f32>;
 @group(0) @binding(4) var<storage, read_write> Wt: array<f32>;
+@group(0) @binding(5) var<storage, read> pos: array<i32>;      // positions (Params.positional)
+@group(0) @binding(6) var<storage, read> slopes: array<f32>;   // ALiBi slope per head (Params.alibi)
 
 fn q_at(i: u32) -> f32 { return Q[i]; }
 fn k_at(i: u32) -> f32 { return K[i]; }
@@ -20,18 +22,19 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(workgroup_id) wi
   let b = p.wb0 + wid.z;
   let h = p.wh0 + wid.y;
   let qb = q_base(b, h, t);
+  let hk = kv_head(h);
   let row = ((wid.z * p.wnh + wid.y) * p.T + t) * p.S;
   var m = -3.40282346e38f;
   var seen = false;
   for (var s = 0u; s < p.S; s = s + 1u) {
     let state = mask_state(b, h, t, s);
-    if (state != 0u) { m = max(m, masked_score(state, qb, k_base(b, h, s))); seen = true; }
+    if (state != 0u) { m = max(m, masked_score(state, h, t, s, qb, k_base(b, hk, s))); seen = true; }
   }
   var l = 0.0;
   for (var s = 0u; s < p.S; s = s + 1u) {
     let state = mask_state(b, h, t, s);
     var e = 0.0;
-    if (state != 0u) { e = exp(masked_score(state, qb, k_base(b, h, s)) - m); }
+    if (state != 0u) { e = exp(masked_score(state, h, t, s, qb, k_base(b, hk, s)) - m); }
     Wt[row + s] = e;
     l = l + e;
   }

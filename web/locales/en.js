@@ -291,7 +291,6 @@ export const en = {
 
   // gpu/attention-gpu.js: why the GPU path is not used
   'gpu.noPath': '{module} has no WebGPU path (the attention modules with one set of projections and scaled_dot_product_attention do)',
-  'gpu.modern': 'RoPE, ALiBi, the sliding window and grouped key/value heads have no WebGPU kernels yet: the WASM core computes this configuration',
   'gpu.dropout': 'dropout in train mode runs on the WASM core only (it needs PyTorch\'s random stream)',
   'gpu.headDim': 'head dim {dim} is above the GPU kernels\' {max}',
   'gpu.noNavigator': 'WebGPU is not available in this browser (navigator.gpu is missing)',

@@ -293,7 +293,6 @@ export const zh = {
 
   // gpu/attention-gpu.js
   'gpu.noPath': '{module} 没有 WebGPU 实现（只有使用一组投影的注意力模块和 scaled_dot_product_attention 有）',
-  'gpu.modern': 'RoPE、ALiBi、滑动窗口和分组的键/值头还没有 WebGPU 内核：此配置由 WASM 核心计算',
   'gpu.dropout': '训练模式下的 dropout 只在 WASM 核心上运行（它需要与 PyTorch 相同的随机数序列）',
   'gpu.headDim': '每个头的维度 {dim} 超过了 GPU 内核支持的上限 {max}',
   'gpu.noNavigator': '此浏览器不支持 WebGPU（没有 navigator.gpu）',
