@@ -181,8 +181,9 @@ export class AttentionCore {
   heapUsed() { return this._m.heapUsed(); }        // bytes allocated by malloc now
 }
 
-export async function loadAttention() {
-  const wasmBinary = await wasmBytes(wasmUrl);
-  const module = await createAttentionModule({ wasmBinary });
+// options.wasmBinary: the core's bytes when the caller has them already (the notebook page carries
+// them inline: web/notebook.js); else they are fetched (read, under Node) from beside the glue.
+export async function loadAttention({ wasmBinary = null } = {}) {
+  const module = await createAttentionModule({ wasmBinary: wasmBinary ?? await wasmBytes(wasmUrl) });
   return new AttentionCore(module);
 }

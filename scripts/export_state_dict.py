@@ -1,6 +1,7 @@
 #!/usr/bin/python3
 """Save a PyTorch module's state_dict as .safetensors for Attention Playground, with no package
-beyond torch (the format is written directly: 8-byte header length, JSON header, raw data).
+beyond torch (the format is written directly: 8-byte header length, JSON header, raw data, by
+../bindings/python/attention_playground/safetensors.py, which the notebook package shares).
 
     from export_state_dict import save_state_dict
     save_state_dict(model, "model.safetensors")                    # float32
@@ -11,28 +12,15 @@ Command line (a module of ../core's list built from a Python file of yours):
     python3 scripts/export_state_dict.py my_model.py MODEL_VARIABLE out.safetensors [f32|f16|bf16]
 """
 import json
+import os
 import runpy
-import struct
 import sys
 
 import torch
 
-DTYPES = {torch.float32: 'F32', torch.float16: 'F16', torch.bfloat16: 'BF16'}
-
-
-def safetensors_bytes(tensors, dtype=torch.float32):
-    """{name: tensor} -> the bytes of a .safetensors file, every tensor stored as `dtype`."""
-    header, blobs, offset = {}, [], 0
-    for name, t in tensors.items():
-        t = t.detach().to('cpu', dtype).contiguous()
-        raw = t.view(torch.int16) if dtype == torch.bfloat16 else t  # numpy has no bfloat16
-        blob = raw.numpy().tobytes() if t.numel() else b''
-        header[name] = {'dtype': DTYPES[dtype], 'shape': list(t.shape), 'data_offsets': [offset, offset + len(blob)]}
-        blobs.append(blob)
-        offset += len(blob)
-    head = json.dumps(header, separators=(',', ':')).encode()
-    head += b' ' * (-len(head) % 8)  # the format pads the header to 8 bytes
-    return struct.pack('<Q', len(head)) + head + b''.join(blobs)
+# The writer lives in the notebook package (torch and the standard library only), used from here as it is.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'bindings', 'python'))
+from attention_playground.safetensors import DTYPES, safetensors_bytes  # noqa: E402
 
 
 def save_state_dict(model, path, dtype=torch.float32, vocab=None):

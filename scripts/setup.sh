@@ -11,6 +11,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 packages=(cmake g++ emscripten libxsimd-dev catch2 nlohmann-json3-dev chromium firefox-esr valgrind)
+# The notebook test (tests/browser/notebook.test.mjs): Debian's Jupyter executes and exports
+# tests/notebook/ (nbconvert, a kernel), and its HTML loads require.js and MathJax from these
+# libjs packages; PyTorch is the notebook's reference (below, where Debian ships it).
+packages+=(jupyter-nbconvert python3-nbclient python3-ipykernel libjs-requirejs libjs-mathjax)
 [[ "${1:-}" == "--fixtures" ]] && packages+=(python3-torch python3-numpy libopenblas0-pthread)
 
 missing=()
@@ -23,6 +27,20 @@ if ((${#missing[@]})); then
   [[ $(id -u) -ne 0 ]] && sudo="sudo"
   $sudo apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+# python3-torch for the notebook test, where this architecture has it (the test says it is skipped
+# where not); --fixtures needs it anyway and installed it above.
+if ! dpkg-query -W -f='${Status}' python3-torch 2>/dev/null | grep -q "install ok installed"; then
+  sudo=""
+  [[ $(id -u) -ne 0 ]] && sudo="sudo"
+  if apt-cache show python3-torch >/dev/null 2>&1; then
+    echo "setup: installing python3-torch (Debian package, for the notebook test)"
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends python3-torch >/dev/null \
+      || echo "setup: python3-torch could not be installed: the notebook test will be skipped"
+  else
+    echo "setup: python3-torch is not available for $(dpkg --print-architecture): the notebook test will be skipped"
+  fi
 fi
 
 # npm ci when node_modules is missing or older than the lock file.

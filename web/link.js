@@ -33,9 +33,11 @@ export function readLink(hash, moduleIds) {
 // once typing pauses, now() at once and returns the link.
 export function createLinkWriter(getState) {
   let timer = 0;
+  // A notebook's page (an <iframe srcdoc>, notebook.js) has no address of its own to write into.
+  const addressable = location.protocol !== 'about:';
   const now = () => {
     clearTimeout(timer);
-    history.replaceState(null, '', `#${toHash(getState())}`);
+    if (addressable) history.replaceState(null, '', `#${toHash(getState())}`);
     return location.href;
   };
   return { now, soon: () => { clearTimeout(timer); timer = setTimeout(now, 400); } };

@@ -8,16 +8,17 @@ import { buildControls, wireEvents } from './events.js';
 import { exposeHooks } from './hooks.js';
 import { i18nText, lang, pickLang, setLang, translatePage } from './i18n.js';
 import { readLink } from './link.js';
+import { notebookData, notebookLink, notebookWasm, startNotebook } from './notebook.js';
 import { createPage, recompute } from './page.js';
 import { fromHash } from './state.js';
 import { buildGeneration } from './generate-page.js';
 import { buildTraining } from './train-page.js';
 
-// The language: the link's `lang`, else the browser's (i18n.js). Static texts follow at once and
-// the switch works while the core loads; onSwitch is the page's relabel once it is built.
-function startLanguage() {
+// The language: the link's `lang` (or the notebook's), else the browser's (i18n.js). Static texts
+// follow at once and the switch works while the core loads; onSwitch is the page's relabel once it is built.
+function startLanguage(wanted = fromHash(location.hash).lang) {
   const language = { onSwitch: () => {} };
-  setLang(pickLang(fromHash(location.hash).lang, navigator.languages));
+  setLang(pickLang(wanted, navigator.languages));
   translatePage();
   const select = document.getElementById('lang-select');
   select.value = lang();
@@ -44,10 +45,10 @@ function showCoreStatus(core, error = null) {
   i18nText(document.getElementById('version'), 'footer.version', { version: core.version(), kernels: core.kernels() });
 }
 
-// The WASM core, or null (the status banner then says why).
-async function loadCore() {
+// The WASM core, or null (the status banner then says why). options: loadAttention's.
+async function loadCore(options) {
   try {
-    const core = await loadAttention();
+    const core = await loadAttention(options);
     showCoreStatus(core);
     return core;
   } catch (e) {
@@ -59,11 +60,15 @@ async function loadCore() {
 async function main() {
   let page = null;
   exposeHooks(() => page);
-  const language = startLanguage();
-  const core = await loadCore();
+  // In a notebook's output (notebook.js): the module, weights and inputs the notebook gave.
+  const notebook = notebookData();
+  const language = startLanguage(notebook?.lang);
+  const core = await loadCore(notebook ? { wasmBinary: notebookWasm(notebook) } : {});
   if (!core) return;
-  const link = readLink(location.hash, core.modules().map((m) => m.id));
+  const modules = core.modules();
+  const link = notebook ? notebookLink(notebook, modules.find((m) => m.id === notebook.scenario.module)) : readLink(location.hash, modules.map((m) => m.id));
   page = createPage(core, link.state);
+  if (notebook) startNotebook(page, notebook);
   buildControls(page, link);
   wireEvents(page, language, link);
   buildTraining(page);

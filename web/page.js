@@ -7,6 +7,7 @@ import { attentionSources } from './attention-data.js';
 import { computeChecks } from './checks.js';
 import { checkPageFields, controlView } from './controls.js';
 import { t } from './i18n.js';
+import { planGiven } from './given.js';
 import { PageError, controlForError, planRun, runPlan } from './scenario.js';
 import { names } from './state.js';
 import { chipsData, outputData, selectedStep, viewSelection, vocabData } from './view-data.js';
@@ -94,7 +95,10 @@ export function recompute(page) {
     checkPageFields(state, view.show);
     if (page.weightsError) throw new PageError(page.weightsError.message, 'weights');
     if (state.weights && !page.weights) throw new PageError(t('weights.linkNeedsFile', { name: state.weights }), 'weights');
-    const plan = planRun(state, info, { weights: page.weights, returnParams: page.backend.needsParams() });
+    // A notebook's view (notebook.js) plans its given inputs; the page plans its state.
+    const plan = page.given
+      ? planGiven(page.given, info, { returnParams: page.backend.needsParams(), train: state.trainmode, grads: state.grads })
+      : planRun(state, info, { weights: page.weights, returnParams: page.backend.needsParams() });
     const t0 = performance.now();
     const result = runPlan(page.core, plan, page.weights);
     page.last = { plan, result, info, wasmMs: performance.now() - t0 };

@@ -295,3 +295,6 @@ export function controlForError(error, mod) {
   if (mod?.mask && field === `inputs.${mod.mask.name}`) return 'causal';
   return 'text';
 }
+
+// For given.js, whose plans (a notebook's given inputs) share these parts with planRun's.
+export { deepFreeze, lossFor, planMask };

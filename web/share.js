@@ -42,6 +42,8 @@ function checkbox(value, text, checked) {
 // els: {open (button), dialog, hide, steps (fieldsets), link, element, iframe (textareas), close};
 // get(): {state, controls: [{name, label}], steps: [step names]}.
 export function createShareDialog(els, get) {
+  // A page with no address of its own (a notebook's <iframe srcdoc>, notebook.js) has no link to give.
+  if (!URL.canParse('./', location.href)) return;
   const page = new URL('./', location.href);
   const scriptUrl = new URL('attention-playground.js', page).href;
   let state = null;

@@ -36,7 +36,9 @@ function rowsById(V, d, lookups) {
 // The vocabulary table: {title, tokens, rows (V×d), d, seen?} or null (random inputs), in the
 // page's language. The Transformer's rows are its own embedding.weight; a preset's table is given;
 // otherwise the rows come back with the inputs the seeded nn.Embedding built (seen: ids looked up).
+// A notebook's float inputs (plan.given, given.js) have none: a title and no tokens.
 export function vocabData(plan, result) {
+  if (!plan.vocab && plan.given) return { title: t('vocab.given'), tokens: [], rows: null, d: 0 };
   if (!plan.vocab) return null;
   const tokens = plan.vocab.tokens;
   if (plan.mod.kind === 'ids') {

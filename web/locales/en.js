@@ -141,6 +141,7 @@ export const en = {
   'mask.builtin': 'causal (built in: torch.triu(..., diagonal=1))',
   'mask.causal': 'causal',
   'mask.padding': 'padding',
+  'mask.given': 'the notebook\'s mask',
   'mask.kind': '{parts}, {convention}',
   'mask.seed000': 'mask == 0 → -inf (seed 000)',
   'mask.seed003': 'True = masked → -1e9 (seed 003)',
@@ -321,4 +322,8 @@ export const en = {
   'export.menu': 'Export',
   'export.tensorAs': 'Save this tensor as {format}',
   'export.heatmapAs': 'Save this heatmap as {format}',
+  // given.js: a notebook's view (bindings/python)
+  'given.inputs': 'The module, its weights and its inputs come from the notebook: {inputs}.',
+  'given.maskPerHead': 'The mask {name} differs per head: the attention view does not mark masked cells and the mask checks are skipped.',
+  'vocab.given': 'The inputs are the notebook\'s tensors: there is no vocabulary. The axes show the tokens given to show() (tokens=), else positions.',
 };

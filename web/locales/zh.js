@@ -143,6 +143,7 @@ export const zh = {
   'mask.builtin': '因果（模块内置：torch.triu(..., diagonal=1)）',
   'mask.causal': '因果',
   'mask.padding': '填充',
+  'mask.given': '笔记本给定的掩码',
   'mask.kind': '{parts}，{convention}',
   'mask.seed000': 'mask == 0 → -inf（教程 000）',
   'mask.seed003': 'True 表示被遮挡 → -1e9（教程 003）',
@@ -323,6 +324,10 @@ export const zh = {
   'export.menu': '导出',
   'export.tensorAs': '将此张量保存为 {format}',
   'export.heatmapAs': '将此热力图保存为 {format}',
+  // given.js：笔记本中的视图（bindings/python）
+  'given.inputs': '模块、权重和输入都来自笔记本：{inputs}。',
+  'given.maskPerHead': '掩码 {name} 在各个头上不同：注意力视图不标出被遮挡的格子，也不做掩码检查。',
+  'vocab.given': '输入是笔记本中的张量：没有词表。坐标轴显示传给 show() 的词元（tokens=），否则显示位置。',
 };
 
 // The core's listing (core.modules()): module summaries and argument help, by their English text.

@@ -23,7 +23,8 @@ function labelled(key, control) {
 // The legend's words for a plan's mask (scenario.js planMask): built in, or which parts and convention.
 function maskKind(mask) {
   if (mask.builtin) return t('mask.builtin');
-  const parts = [mask.causal && t('mask.causal'), mask.padding && t('mask.padding')].filter(Boolean).join(' + ');
+  // A notebook's own mask (given.js) that is not the causal one is named as given.
+  const parts = [mask.causal && t('mask.causal'), mask.padding && t('mask.padding'), mask.given && !mask.causal && t('mask.given')].filter(Boolean).join(' + ');
   return t('mask.kind', { parts, convention: t(mask.convention === 'zero' ? 'mask.seed000' : 'mask.seed003') });
 }
 

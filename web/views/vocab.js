@@ -20,11 +20,12 @@ export function createVocabView(container) {
   container.append(caption, scroll);
   return {
     // v: {title, tokens, rows (V×d Float32Array or null), d, seen? (per id: its row is known)} or
-    // null (random inputs: no vocabulary). A row nobody looked up (an unused <pad>) stays blank.
+    // null (random inputs: no vocabulary), or a title without tokens (a notebook's float inputs).
+    // A row nobody looked up (an unused <pad>) stays blank.
     update(v) {
       container.hidden = false;
-      if (!v) {
-        caption.textContent = t('vocab.random');
+      if (!v || v.tokens.length === 0) {
+        caption.textContent = v?.title ?? t('vocab.random');
         tableScroll.label(t('vocab.heading'));
         table.replaceChildren();
         return;
