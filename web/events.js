@@ -4,6 +4,7 @@
 // main.js calls buildControls then wireEvents once the core has loaded.
 
 import { createBackend } from './backend.js';
+import { firstFlip } from './compare.js';
 import { showWeightsStatus, createControls } from './controls.js';
 import { download, scenarioJSON } from './export.js';
 import { lang, t } from './i18n.js';
@@ -39,6 +40,11 @@ function editField(page, key, value) {
     patch.step = '';
   }
   if (key === 'source' && value === 'table' && !page.state.table) patch.table = 'journey';
+  // Compare mode switched on: B starts as A with its first switch flipped (compare.js firstFlip).
+  const { module, config2 } = page.state;
+  if (key === 'compare' && value && !config2[module]) {
+    patch.config2 = { ...config2, [module]: firstFlip(page.state, page.infoOf.get(module)) };
+  }
   setState(page, patch);
   if (key !== 'text' && key !== 'text2') renderControls(page);
   recompute(page);

@@ -19,6 +19,14 @@ export function exposeHooks(getPage) {
     // The WASM heap: memory size and bytes malloc holds now (soak tests watch both for growth).
     heap: () => ({ wasmMemoryBytes: getPage().core.heapBytes(), wasmMallocBytes: getPage().core.heapUsed() }),
     plan: () => getPage()?.last?.plan ?? null,     // scenario.js's frozen plan of the last good run
+    // Compare mode (compare.js compareData): {args, steps, weights {max, count, n} | null, output
+    // {name, max, count, n} | null} of the configurations A and B as drawn; null when it is off.
+    compare: () => {
+      const d = getPage()?.state.compare ? getPage().views.compare.data() : null;
+      if (!d) return null;
+      const pick = (x) => x && { max: x.max, count: x.count, n: x.n, ...(x.name ? { name: x.name } : {}) };
+      return structuredClone({ args: d.args, steps: d.steps, weights: pick(d.diff), output: pick(d.output) });
+    },
     // Training mode: {task, step, losses (every step's), accuracy (the latest held-out one, or
     // null), stepsPerSecond, running}; null before the core loaded.
     training: () => (getPage()?.train ? trainingSummary(getPage().train.controller.run, getPage().state.train) : null),

@@ -1,19 +1,21 @@
 // The page's languages: English and Simplified Chinese. t(key, params) gives the current
 // language's text for a key of locales/en.js (zh from locales/zh.js); tCore(text) translates the
 // core's own listing texts (module summaries, argument help), never its error messages. Training
-// mode's texts (locales/train.en.js, train.zh.js) and Generate mode's (gen.en.js, gen.zh.js) are merged
-// in: one dictionary per language.
+// mode's texts (locales/train.en.js, train.zh.js) and Generate mode's (gen.en.js, gen.zh.js) and the
+// modern-attention views' (modern.en.js, modern.zh.js) are merged in: one dictionary per language.
 // main.js picks the language (the link's `lang`, else the browser); events.js re-renders on a switch.
 import { en as pageEn } from './locales/en.js';
 import { genEn } from './locales/gen.en.js';
 import { genZh } from './locales/gen.zh.js';
+import { modernEn } from './locales/modern.en.js';
+import { modernZh } from './locales/modern.zh.js';
 import { trainEn } from './locales/train.en.js';
 import { trainZh } from './locales/train.zh.js';
 import { coreZh, zh as pageZh } from './locales/zh.js';
 
 const LANGS = ['en', 'zh'];
-const en = { ...pageEn, ...trainEn, ...genEn };
-export const messages = { en, zh: { ...pageZh, ...trainZh, ...genZh } };
+const en = { ...pageEn, ...trainEn, ...genEn, ...modernEn };
+export const messages = { en, zh: { ...pageZh, ...trainZh, ...genZh, ...modernZh } };
 
 let current = 'en';
 

@@ -5,15 +5,18 @@
 
 import { attentionSources } from './attention-data.js';
 import { computeChecks } from './checks.js';
+import { compareData, stateB } from './compare.js';
 import { checkPageFields, controlView } from './controls.js';
 import { t } from './i18n.js';
 import { planGiven } from './given.js';
 import { PageError, controlForError, planRun, runPlan } from './scenario.js';
-import { names } from './state.js';
+import { moduleConfig, names } from './state.js';
 import { chipsData, outputData, selectedStep, viewSelection, vocabData } from './view-data.js';
 import { createAttentionView } from './views/attention.js';
 import { createChecksView } from './views/checks.js';
 import { createCodePanel } from './views/code-panel.js';
+import { createCompareView } from './views/compare.js';
+import { createKvCacheView } from './views/kv-cache.js';
 import { createOutputView } from './views/output.js';
 import { createPipeline } from './views/pipeline.js';
 import { createChips } from './views/tokens.js';
@@ -31,6 +34,8 @@ function createResultViews(page) {
     vocab: createVocabView($('vocab')),
     code: createCodePanel($('code-panel')),
     pipeline: createPipeline($('steps'), { onSelect: (name) => selectStep(page, name) }),
+    compare: createCompareView($('compare-view'), { onArg: (name, value) => setCompareArg(page, name, value) }),
+    kvCache: createKvCacheView($('kv-cache')),
   };
 }
 
@@ -62,6 +67,13 @@ export function setArg(page, name, value) {
   recompute(page);
 }
 
+// An argument of compare mode's configuration B (compare.js): an override of A's, per module.
+export function setCompareArg(page, name, value) {
+  const { config2, module } = page.state;
+  setState(page, { config2: { ...config2, [module]: { ...(config2[module] ?? {}), [name]: value } } });
+  recompute(page);
+}
+
 // The attention view's head and batch item are page state: links open the same view, and the
 // GPU comparison follows the displayed head.
 function setView(page, { head, item }) {
@@ -81,6 +93,7 @@ function selectStep(page, name) {
 export function renderControls(page) {
   const info = page.infoOf.get(page.state.module);
   page.controls.render(page.state, info, controlView(page.state, info));
+  $('compare-card').hidden = !page.state.compare;
   page.settings.show(page.state.settings);
 }
 
@@ -102,6 +115,7 @@ export function recompute(page) {
     const t0 = performance.now();
     const result = runPlan(page.core, plan, page.weights);
     page.last = { plan, result, info, wasmMs: performance.now() - t0 };
+    runCompare(page);
     page.results.pipeline = page.results.latest = result;
     document.body.classList.remove('stale');
     updateChips(page, plan, view);
@@ -114,6 +128,24 @@ export function recompute(page) {
     updateChips(page, null, view);
   }
   page.link.soon();
+}
+
+// Compare mode: the same input through configuration B (compare.js stateB); its core error, if
+// any, shown in the compare card while A's views stay live.
+function runCompare(page) {
+  const { state } = page;
+  page.compared = null;
+  if (!state.compare) return;
+  const info = page.infoOf.get(state.module);
+  const b = stateB(state, info);
+  page.views.compare.form(info, moduleConfig(b, info));
+  try {
+    const plan = planRun(b, info, { weights: page.weights });
+    page.compared = { plan, result: runPlan(page.core, plan, page.weights) };
+    page.views.compare.error(null);
+  } catch (e) {
+    page.views.compare.error(e.message);
+  }
 }
 
 // The token chips under each box (view: controlView's, which says whether the boxes are shown).
@@ -136,6 +168,11 @@ export function draw(page) {
   views.code.update(steps[index] ?? null, index);
   const only = state.steps ? new Set(names(state.steps)) : null;
   views.pipeline.update({ result, plan, width: widths.steps, selected, only });
+  views.kvCache.update(plan.config, plan.T);
+  if (page.compared) {
+    const { info } = page.last;
+    views.compare.update(compareData({ info, planA: plan, resultA: result, planB: page.compared.plan, resultB: page.compared.result, head: state.head, item: state.item }), Math.floor(widths.steps / 3) - 16);
+  }
 }
 
 // The WASM result compared on the GPU (backend.js), for the displayed batch item and head.

@@ -46,6 +46,8 @@ export function describeModule(info) {
     idNames: ids.map((i) => i.name),
     dims: Object.fromEntries(info.inputs.map((i) => [i.name, [...i.dims]])),   // per input, '...' = any leading dims
     builtinCausal: info.attention.some((a) => a.causal),
+    // Masks by its own arguments (ModernAttention's causal / window / sink_tokens): scenario.js builtinMask.
+    argMask: info.args.some((a) => a.name === 'window'),
     widthArg: floats[0]?.width ?? null,
   };
 }
@@ -204,12 +206,28 @@ function checkInVocab(trained, vocab, sentences) {
   });
 }
 
+// A module that masks by itself: causal always, or (ModernAttention) as its `causal`, `window` and
+// `sink_tokens` arguments say, with the core's rule (core/graph.cpp window_mask; positions 0..T-1):
+// key k is hidden from query q when k > q, or when k <= q - window and k is not one of the sinks.
+function builtinMask(config) {
+  if (!('causal' in config) && !('window' in config)) {
+    return { causal: true, padding: false, builtin: true, window: 0, sinks: 0, at: (b, q, k) => k > q };
+  }
+  const causal = config.causal !== false;
+  const window = config.window > 0 ? config.window : 0;
+  const sinks = window > 0 && config.sink_tokens > 0 ? config.sink_tokens : 0;
+  if (!causal && !window) return null;
+  const at = (b, q, k) => k > q || (window > 0 && k <= q - window && k >= sinks);
+  return { causal: true, padding: false, builtin: true, window, sinks, at };
+}
+
 // Which (batch, query, key) cells are masked, and the mask input in the module's convention:
 // {mask: {causal, padding, builtin, convention, at(b, q, k), shape?} | null, input | null, notes}.
-function planMask(state, mod, { B, T, S, lengths }, pairing) {
+function planMask(state, mod, { B, T, S, lengths }, pairing, config = {}) {
   const batch = pairing === 'batch';
-  if (mod.builtinCausal) {
-    return { mask: { causal: true, padding: false, builtin: true, at: (b, q, k) => k > q }, input: null, notes: batch ? [note('scenario.padVisible', { pad: PAD })] : [] };
+  if (mod.builtinCausal || mod.argMask) {
+    const mask = builtinMask(config);
+    return { mask, input: null, notes: batch && mask ? [note('scenario.padVisible', { pad: PAD })] : [] };
   }
   if (!mod.mask) return { mask: null, input: null, notes: batch ? [note('scenario.padAttended', { pad: PAD })] : [] };
   const padding = batch && lengths.k.some((n) => n < S);
@@ -250,7 +268,7 @@ export function planRun(state, info, { weights = null, returnParams = false } = 
   let part;
   if (mod.kind === 'ids') part = planIds(state, mod, config, weights?.vocab ? weights : null);
   else part = isRandom(state) ? planRandom(state, mod, d) : planText(state, mod, d, pairing);
-  const masking = planMask(state, mod, part, pairing);
+  const masking = planMask(state, mod, part, pairing, part.config ?? config);
   const finalConfig = part.config ?? config;
   const train = state.trainmode && finalConfig.dropout > 0 ? [note('scenario.trainNote', { pct: Math.round(finalConfig.dropout * 100), p: finalConfig.dropout })] : [];
   const notes = [...part.notes, ...train, ...masking.notes];

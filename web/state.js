@@ -37,6 +37,10 @@ export const schema = {
   item: { type: 'int', default: 0, min: 0, max: 255 },     // the attention view's batch item
   lang: { type: 'enum', values: ['en', 'zh'], default: '' },  // UI language; '' (absent) = the browser's (i18n.js)
   grads: { type: 'bool', default: false },      // step cards show dL/d(step) beside the value (scenario.js lossFor)
+  // Compare mode (compare.js): a second configuration B of the module on the same input, its
+  // arguments A's with the overrides in config2 (per module, like config).
+  compare: { type: 'bool', default: false },
+  config2: { type: 'object', default: {} },
   // Training mode: the task trained in the page ('' = the playground alone) and its run's settings
   // (web/train/engine.js resolveConfig); 0 or '' = the task's own default.
   train: { type: 'enum', values: ['', ...TASK_IDS], default: '' },
@@ -190,10 +194,11 @@ export function names(value) {
 export function toHash(state) {
   const params = new URLSearchParams();
   for (const [key, field] of Object.entries(schema)) {
-    const value = key === 'config' ? { [state.module]: state.config[state.module] ?? {} } : state[key];
+    const perModule = key === 'config' || key === 'config2';   // only the shown module's arguments
+    const value = perModule ? { [state.module]: state[key][state.module] ?? {} } : state[key];
     const text = field.type === 'bool' ? (value ? '1' : '0') : field.type === 'object' ? JSON.stringify(value) : String(value);
     const def = field.type === 'bool' ? (field.default ? '1' : '0') : field.type === 'object' ? '{}' : String(field.default);
-    if (key === 'config' ? Object.keys(value[state.module]).length > 0 : text !== def) params.set(key, text);
+    if (perModule ? Object.keys(value[state.module]).length > 0 : text !== def) params.set(key, text);
   }
   return params.toString();
 }
@@ -204,6 +209,8 @@ export function fromHash(hash) {
   for (const [key, field] of Object.entries(schema)) {
     if (params.has(key)) state[key] = parseField(field, params.get(key));
   }
-  if (typeof state.config !== 'object' || state.config === null || Array.isArray(state.config)) state.config = {};
+  for (const key of ['config', 'config2']) {
+    if (typeof state[key] !== 'object' || state[key] === null || Array.isArray(state[key])) state[key] = {};
+  }
   return state;
 }

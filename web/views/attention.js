@@ -22,6 +22,7 @@ function labelled(key, control) {
 
 // The legend's words for a plan's mask (scenario.js planMask): built in, or which parts and convention.
 function maskKind(mask) {
+  if (mask.builtin && mask.window > 0) return t(mask.sinks > 0 ? 'mask.windowSinks' : 'mask.window', { window: mask.window, sinks: mask.sinks });
   if (mask.builtin) return t('mask.builtin');
   // A notebook's own mask (given.js) that is not the causal one is named as given.
   const parts = [mask.causal && t('mask.causal'), mask.padding && t('mask.padding'), mask.given && !mask.causal && t('mask.given')].filter(Boolean).join(' + ');

@@ -15,7 +15,9 @@ function parse(arg, input) {
   return v;
 }
 
-export function createArgsForm(container, onChange) {
+// options.prefix: the fields' test id and element id prefix (a second form on the page, compare
+// mode's, uses its own so every data-testid stays unique).
+export function createArgsForm(container, onChange, { prefix = 'arg' } = {}) {
   let moduleId = null;
   let builtIn = null;   // the language the fields were built in: a switch rebuilds them
   const inputs = new Map();
@@ -25,7 +27,7 @@ export function createArgsForm(container, onChange) {
     builtIn = lang();
     inputs.clear();
     const fields = info.args.map((arg) => {
-      const id = `arg-${arg.name}-${++uid}`;
+      const id = `${prefix}-${arg.name}-${++uid}`;
       const field = document.createElement('div');
       field.className = arg.type === 'bool' ? 'field check' : 'field';
       field.dataset.control = `arg:${arg.name}`;
@@ -36,7 +38,7 @@ export function createArgsForm(container, onChange) {
       label.append(name);
       const input = document.createElement('input');
       input.id = id;
-      input.dataset.testid = `arg-${arg.name}`;
+      input.dataset.testid = `${prefix}-${arg.name}`;
       input.dataset.arg = arg.name;
       const help = document.createElement('span');
       help.className = 'hint';

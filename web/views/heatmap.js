@@ -264,7 +264,8 @@ function paintLabels(hm, ctx) {
   }
 }
 
-// The highlighted row (the query the lines show) and the keyboard cell.
+// The highlighted row (the query the lines show), the marked cells (compare mode's differences)
+// and the keyboard cell.
 function paintCursor(hm, ctx) {
   const { view, geom: g, cursor } = hm;
   const { rows, cols } = view.slice;
@@ -272,6 +273,13 @@ function paintCursor(hm, ctx) {
     ctx.strokeStyle = '#2f6fde';
     ctx.lineWidth = 2;
     ctx.strokeRect(g.left - 1, g.top + view.highlightRow * g.ch - 1, g.cw * cols + 2, g.ch + 2);
+  }
+  if (view.marked) {
+    ctx.strokeStyle = '#c2410c';
+    ctx.lineWidth = 1.5;
+    for (let r = 0; r < rows; r++) for (let c = 0; c < cols; c++) {
+      if (view.marked(r, c)) ctx.strokeRect(g.left + c * g.cw + 1, g.top + r * g.ch + 1, g.cw - 2, g.ch - 2);
+    }
   }
   if (cursor && document.activeElement === hm.canvas) {
     ctx.strokeStyle = '#1d2330';
@@ -346,7 +354,7 @@ export function createHeatmap({ className = '', thumb = false, onCell = null } =
     // data: {slice: {rows, cols, data}, scale, width, rowLabels?, colLabels?, masked?(r, c), fill? (the
     //        value masked cells hold), label (tensor, head, shape: for screen readers), weights? (the
     //        cells are attention weights: said so in the name), describeCell?(r, c, v), highlightRow?,
-    //        values? (numbers in cells)}
+    //        values? (numbers in cells), marked?(r, c) (cells outlined: compare mode's differences)}
     update(data) {
       hm.view = data;
       hm.geom = layout(hm, data.width);

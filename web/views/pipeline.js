@@ -39,7 +39,8 @@ export function createPipeline(list, { onSelect }) {
       steps.forEach((step, i) => {
         const from = resolve(sourceOf(step));
         const inputOp = (k) => (step.inputs[k]?.step ? resolve(step.inputs[k])?.op ?? null : null);
-        cards[i].update(step, { index: i, from, inputOp, plan, vocab, mask: plan.mask, width, selected: step.name === selected });
+        const input = (k) => resolve(step.inputs[k]);
+        cards[i].update(step, { index: i, from, inputOp, input, plan, vocab, mask: plan.mask, width, selected: step.name === selected });
         cards[i].element.hidden = !!only && !only.has(step.name);
       });
     },

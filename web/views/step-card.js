@@ -13,6 +13,7 @@ import { describeChange } from '../shapes.js';
 import { formatValue, heatmapAxes, namedShape, slice2d } from '../tensor.js';
 import { createHeatmap } from './heatmap.js';
 import { lazyDraw } from './lazy.js';
+import { createRopeDials } from './rope-dials.js';
 import { createValueTable } from './value-table.js';
 
 const setText = (el, text) => { if (el.textContent !== text) el.textContent = text; };
@@ -55,8 +56,10 @@ function buildCard(sc) {
   value.append(heatmap.element, table.element);
   const maps = el('div', 'step-maps');
   maps.append(value, grad.figure);
-  const els = { root, index, name, codeButton, shape: el('p', 'shape'), change: el('p', 'change'), formulaCode, selectors: el('div', 'selectors'), heatmap, table, grad, maps };
-  root.append(header, els.shape, els.change, formula, els.selectors, maps, exportMenu);
+  const rope = createRopeDials();
+  rope.element.hidden = true;
+  const els = { root, index, name, codeButton, shape: el('p', 'shape'), change: el('p', 'change'), formulaCode, selectors: el('div', 'selectors'), heatmap, table, grad, maps, rope };
+  root.append(header, els.shape, els.change, formula, els.selectors, maps, rope.element, exportMenu);
   return els;
 }
 
@@ -147,6 +150,16 @@ function draw(sc) {
   });
   els.table.update({ slice, rowLabels, colLabels, masked, caption: `${step.name}[${where}]`, corner: `${rowDim} \\ ${colDim}` });
   drawGrad(sc, { axes, at, where, rowLabels, colLabels, width });
+  drawRope(sc, at, rowLabels);
+}
+
+// A rope step (q_rot, k_rot): its pairs as rotations (rope-dials.js) for the batch item and head
+// the selectors chose; its inputs are the vectors before the turn and the cos / sin tables.
+function drawRope(sc, at, rowLabels) {
+  const { step, ctx, els } = sc;
+  const [from, cos, sin] = step.op === 'rope' ? [0, 1, 2].map((k) => ctx.input?.(k)) : [];
+  const ok = from && cos && sin && from.shape.join() === step.shape.join() && step.dims.at(-2) === 'seq';
+  els.rope.update(ok ? { step, from, cos, sin, lead: at.slice(0, -2), labels: rowLabels } : null);
 }
 
 export function createStepCard({ onSelect }) {
@@ -159,7 +172,8 @@ export function createStepCard({ onSelect }) {
   els.codeButton.addEventListener('click', () => onSelect(sc.step.name));
   return {
     element: els.root,
-    // s: the step; c: {index, from (its first input, pipeline.js), inputOp(i), plan, vocab, mask, width, selected}
+    // s: the step; c: {index, from (its first input, pipeline.js), inputOp(i), input(i) (its i-th
+    // input as a step), plan, vocab, mask, width, selected}
     update(s, c) {
       sc.step = s;
       const fill = s.op === 'masked_fill' ? Number(s.attrs.fill) : null;
