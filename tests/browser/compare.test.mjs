@@ -3,9 +3,9 @@
 // mode (two configurations side by side on the same input, the difference measured and outlined,
 // a core error in B shown in its card while A stays live, both kept by the link).
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
+import { after, before } from 'node:test';
 import { audit } from './a11y.mjs';
-import { launch, openPage, startServer } from './harness.mjs';
+import { launch, openPage, startServer, test } from './harness.mjs';
 
 let server, browser;
 before(async () => { server = await startServer(); browser = await launch(); });
