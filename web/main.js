@@ -66,7 +66,13 @@ async function main() {
   const core = await loadCore(notebook ? { wasmBinary: notebookWasm(notebook) } : {});
   if (!core) return;
   const modules = core.modules();
-  const link = notebook ? notebookLink(notebook, modules.find((m) => m.id === notebook.scenario.module)) : readLink(location.hash, modules.map((m) => m.id));
+  let link;
+  try {
+    link = notebook ? notebookLink(notebook, modules.find((m) => m.id === notebook.scenario.module)) : readLink(location.hash, modules.map((m) => m.id));
+  } catch (e) {
+    showCoreStatus(null, e);
+    return;
+  }
   page = createPage(core, link.state);
   if (notebook) startNotebook(page, notebook);
   buildControls(page, link);

@@ -25,6 +25,7 @@ const FIXED = ['text', 'text2', 'tokenizer', 'source', 'pairing', 'kv', 'batch',
 // The page state for the data, as readLink gives one for a link ({state, problems}).
 export function notebookLink(data, info) {
   const { scenario } = data;
+  if (!info) throw new Error(`the notebook shows module '${scenario.module}', which this build of the core does not have: rebuild the package's page (npm run build)`);
   const state = {
     ...defaultState(),
     module: info.id, config: { [info.id]: { ...scenario.config } }, seed: scenario.seed ?? 0, trainmode: !!scenario.train,

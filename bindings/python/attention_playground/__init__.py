@@ -15,6 +15,7 @@ torch and the standard library only; View.outputs() also needs Node.js (it runs 
 import base64
 import json
 import os
+import re
 import shutil
 import subprocess
 import tempfile
@@ -103,14 +104,15 @@ def _labels(tokens, scen):
     sequence input of that length), a list of such lists (per batch item), or {input: ...}."""
     if tokens is None:
         return None
-    seqs = {i['name']: i for i in scen['inputs'] if 'shape' in i and len(i['shape']) >= 2}
+    kinds = dict(MODULES[scen['module']]['inputs'])
+    seqs = {i['name']: i for i in scen['inputs'] if 'shape' in i and len(i['shape']) >= 2 and kinds[i['name']] != 'mask'}
     out = {}
     for name, inp in seqs.items():
         given = tokens.get(name) if isinstance(tokens, dict) else tokens
         if given is None:
             continue
-        n = inp['shape'][-2] if any(k == 'float' for nm, k in MODULES[scen['module']]['inputs'] if nm == name) else inp['shape'][-1]
-        batch = inp['shape'][0] if len(inp['shape']) >= 3 else 1
+        n = inp['shape'][-2] if kinds[name] == 'float' else inp['shape'][-1]
+        batch = inp['shape'][0] if len(inp['shape']) >= (3 if kinds[name] == 'float' else 2) else 1
         rows = [list(map(str, given))] * batch if all(isinstance(t, str) for t in given) else [list(map(str, r)) for r in given]
         if any(len(r) != n for r in rows) or len(rows) != batch:
             if isinstance(tokens, dict):
@@ -132,6 +134,8 @@ class View:
                  seed=0, backend='auto'):
         if lang not in ('en', 'zh'):
             raise ValueError(f"lang {lang!r}: the playground speaks 'en' or 'zh'")
+        if not re.fullmatch(r'\d+|\d+(\.\d+)?(px|em|rem|vh|%)', str(height)):
+            raise ValueError(f"height {height!r}: pixels (900) or a CSS length ('80vh', '600px')")
         if backend not in ('auto', 'wasm', 'webgpu'):
             raise ValueError(f"backend {backend!r}: one of 'auto', 'wasm', 'webgpu'")
         self.module_id, self.scenario = _scenario(module, inputs, module_id, config, seed)
@@ -163,9 +167,10 @@ class View:
         # An attribute value: & and " escaped, and every non-ASCII character as a character
         # reference, so the page survives a notebook page of any declared encoding.
         srcdoc = self.page().replace('&', '&amp;').replace('"', '&quot;').encode('ascii', 'xmlcharrefreplace').decode('ascii')
-        height = f'{self.height}' if isinstance(self.height, int) else str(self.height)
+        # Pixels as the height attribute; another CSS length (e.g. '80vh') as a style.
+        size = f'height="{self.height}"' if str(self.height).isdigit() else f'height="900" style="height: {self.height}"'
         return (f'<iframe class="attention-playground" id="{self.id}" data-module="{self.module_id}" '
-                f'title="Attention Playground: {self.module_id}" width="100%" height="{height}" srcdoc="{srcdoc}"></iframe>')
+                f'title="Attention Playground: {self.module_id}" width="100%" {size} srcdoc="{srcdoc}"></iframe>')
 
     def to_html(self, path):
         """A standalone file: the page with this view's data, opened from disk with no server."""
