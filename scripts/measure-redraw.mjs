@@ -1,23 +1,25 @@
-// Keystroke-to-redraw time of the default scenario in headless Chromium (playwright-core, Vite as
-// in tests/browser/harness.mjs). Types a sentence (at most 16 tokens) character by character and
-// erases it again, >= 200 keystrokes, and prints the median, p95, p99 and max of
+// Keystroke-to-redraw time of the default scenario in headless Chromium or, with --browser firefox,
+// Debian's firefox-esr over WebDriver BiDi (playwright-core and Vite as in tests/browser/harness.mjs).
+// Types a sentence (at most 16 tokens) character by character and erases it again, >= 200
+// keystrokes, and prints the median, p95, p99 and max of
 //   redraw: keydown event -> the page's input handler has recomputed and redrawn everything
 //   frame:  keydown event -> the next frame after it has been produced (includes style/layout/paint)
 // With --at steps the page is scrolled to the step cards first, so their heatmaps repaint too
 // (cards off screen only update their text until scrolled into view).
 // --hash sets the page state, e.g. --hash 'backend=wasm' (WebGPU comparisons off) or
 // --hash 'module=Transformer&config={"Transformer":{"emb_dim":64,"num_heads":4,"num_layers":2}}'.
-//   node scripts/measure-redraw.mjs [--keys 240] [--at steps] [--hash STATE]
+//   node scripts/measure-redraw.mjs [--browser chromium|firefox] [--keys 240] [--at steps] [--hash STATE]
 import { launch, openPage, startServer } from '../tests/browser/harness.mjs';
 
 const args = process.argv.slice(2);
 const keysWanted = Number(args.includes('--keys') ? args[args.indexOf('--keys') + 1] : 0) || 240;
 const at = args.includes('--at') ? args[args.indexOf('--at') + 1] : 'top';
 const hash = args.includes('--hash') ? `#${args[args.indexOf('--hash') + 1]}` : '';
+const engine = args.includes('--browser') ? args[args.indexOf('--browser') + 1] : 'chromium';
 const sentence = "the animal didn't cross the street because it was too tired";
 
 const server = await startServer();
-const browser = await launch();
+const browser = await launch({ engine });
 try {
   const { page, errors } = await openPage(browser.context, `${server.url}${hash}`);
   await page.setViewportSize({ width: 1366, height: 900 });
@@ -64,6 +66,7 @@ try {
     return { n: s.length, median: q(0.5), p95: q(0.95), p99: q(0.99), max: s.at(-1) };
   };
   const r = stats(redraw), f = stats(frame);
+  console.log(`browser: ${engine}, ${await page.evaluate(() => navigator.userAgent)}`);
   console.log(`scenario: ${scenario.module} ${JSON.stringify(scenario.config)}, up to ${maxTokens} tokens, ${keys.length} keystrokes, view at ${at}`);
   console.log(`redraw (keydown -> recomputed and redrawn): median ${r.median.toFixed(2)} ms, p95 ${r.p95.toFixed(2)} ms, p99 ${r.p99.toFixed(2)} ms, max ${r.max.toFixed(2)} ms (n=${r.n})`);
   console.log(`frame  (keydown -> next frame produced):   median ${f.median.toFixed(2)} ms, p95 ${f.p95.toFixed(2)} ms, p99 ${f.p99.toFixed(2)} ms, max ${f.max.toFixed(2)} ms (n=${f.n})`);

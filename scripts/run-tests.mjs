@@ -3,7 +3,9 @@
 // 1. native: CTest over the Catch2 tests (build/native), and again built with ASan + UBSan
 //    (build/native-asan) when that tree exists (scripts/build.sh test makes it)
 // 2. node:   node:test over tests/node (the WASM core under Node)
-// 3. browser: node:test over tests/browser (playwright-core driving /usr/bin/chromium headless)
+// 3. browser: node:test over tests/browser, once per engine (tests/browser/harness.mjs): headless
+//    /usr/bin/chromium, then /usr/bin/firefox-esr (FIREFOX_SUITES below); BROWSER=chromium|firefox
+//    runs one (both: the default)
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
 
@@ -25,10 +27,10 @@ function ctest(dir, label) {
   return { label, passed: total - failed, failed: failed + (r.status !== 0 && failed === 0 ? 1 : 0) };
 }
 
-function nodeTests(dir, label) {
-  const files = readdirSync(dir).filter((f) => f.endsWith('.test.mjs')).map((f) => `${dir}/${f}`);
+function nodeTests(dir, label, env = process.env, only = null) {
+  const files = readdirSync(dir).filter((f) => f.endsWith('.test.mjs') && (!only || only.includes(f))).map((f) => `${dir}/${f}`);
   if (files.length === 0) return { label, passed: 0, failed: 1, note: `no tests in ${dir}` };
-  const r = run(process.execPath, ['--test', '--test-reporter=tap', '--test-concurrency=1', ...files]);
+  const r = run(process.execPath, ['--test', '--test-reporter=tap', '--test-concurrency=1', ...files], { env });
   const pass = /^# pass (\d+)/m.exec(r.stdout ?? ''), fail = /^# fail (\d+)/m.exec(r.stdout ?? '');
   if (!pass || !fail) return { label, passed: 0, failed: 1, note: 'node --test printed no summary' };
   return { label, passed: Number(pass[1]), failed: Number(fail[1]) + (r.status !== 0 && Number(fail[1]) === 0 ? 1 : 0) };
@@ -39,7 +41,22 @@ if (!only || only === 'native') {
   if (existsSync('build/native-asan/CTestTestfile.cmake')) suites.push(ctest('build/native-asan', 'native ASan+UBSan (CTest)'));
 }
 if (!only || only === 'node') suites.push(nodeTests('tests/node', 'wasm under Node'));
-if (!only || only === 'browser') suites.push(nodeTests('tests/browser', 'browser (headless Chromium)'));
+const ENGINE_NAMES = { chromium: 'Chromium', firefox: 'Firefox' };
+const engines = !process.env.BROWSER || process.env.BROWSER === 'both' ? Object.keys(ENGINE_NAMES) : [process.env.BROWSER];
+// CI's 30 minutes on 2 cores hold Chromium's whole browser pass (6-7 min) but not a second one in
+// Firefox: npm test's Firefox pass runs the suites issue 20 names (the playground, course pages,
+// exports, i18n, weights, soak, training, generation and WebGPU), their heaviest cases trimmed where
+// the suite says so (harness.mjs heavy()). BROWSER_FULL=1 runs every suite and case in Firefox.
+const FIREFOX_SUITES = ['playground', 'course', 'export', 'i18n', 'weights', 'soak', 'train', 'generate', 'gpu'].map((s) => `${s}.test.mjs`);
+if (!only || only === 'browser') {
+  for (const engine of engines) {
+    if (!ENGINE_NAMES[engine]) throw new Error(`BROWSER (${engine}) must be one of ${Object.keys(ENGINE_NAMES).join(', ')}, or both (the default)`);
+    const subset = engine === 'firefox' && process.env.BROWSER_FULL !== '1' ? FIREFOX_SUITES : null;
+    const t0 = Date.now();
+    const s = nodeTests('tests/browser', `browser (headless ${ENGINE_NAMES[engine]}${subset ? ', the suites issue 20 names' : ''})`, { ...process.env, BROWSER: engine }, subset);
+    suites.push({ ...s, note: [s.note, `${((Date.now() - t0) / 1000).toFixed(0)} s`].filter(Boolean).join('; ') });
+  }
+}
 
 let passed = 0, failed = 0;
 console.log('\nsuite summary');

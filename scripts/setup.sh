@@ -10,7 +10,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-packages=(cmake g++ emscripten libxsimd-dev catch2 nlohmann-json3-dev chromium firefox-esr valgrind)
+packages=(cmake g++ emscripten libxsimd-dev catch2 nlohmann-json3-dev chromium firefox-esr mesa-vulkan-drivers valgrind)
 # The notebook test (tests/browser/notebook.test.mjs): Debian's Jupyter executes and exports
 # tests/notebook/ (nbconvert, a kernel), and its HTML loads require.js and MathJax from these
 # libjs packages; PyTorch is the notebook's reference (below, where Debian ships it).

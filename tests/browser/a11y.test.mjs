@@ -7,10 +7,9 @@
 // (screenshots in build/a11y/). a11y.mjs runs axe.
 import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
-import { after, before, test } from 'node:test';
-import { chromium } from 'playwright-core';
+import { after, before } from 'node:test';
 import { audit } from './a11y.mjs';
-import { chromiumArgs, startServer } from './harness.mjs';
+import { launchBrowser, startServer, test } from './harness.mjs';
 
 const SHOTS = new URL('../../build/a11y/', import.meta.url).pathname;
 
@@ -18,7 +17,7 @@ const SHOTS = new URL('../../build/a11y/', import.meta.url).pathname;
 let server, browser;
 before(async () => {
   server = await startServer();
-  browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', headless: true, args: chromiumArgs });
+  browser = await launchBrowser();
 });
 after(async () => {
   await browser?.close();

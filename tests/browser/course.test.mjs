@@ -6,10 +6,10 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, before, test } from 'node:test';
+import { after, before } from 'node:test';
 import { build } from 'vite';
 import { audit } from './a11y.mjs';
-import { launch, openPage, startServer } from './harness.mjs';
+import { launch, openPage, startServer, test } from './harness.mjs';
 import { serveStatic } from './static-server.mjs';
 import { BUDGET_KB, firstLoad } from '../../scripts/measure-size.mjs';
 

@@ -7,8 +7,8 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { after, before, test } from 'node:test';
-import { launch, openPage, startServer } from './harness.mjs';
+import { after, before } from 'node:test';
+import { launch, openPage, startServer, test } from './harness.mjs';
 
 let server, browser, tmp;
 before(async () => {

@@ -6,10 +6,10 @@
 // GPT and reads in Chinese; the weights picker's nanoGPT checkpoint generates PyTorch's ids.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { after, before, test } from 'node:test';
+import { after, before } from 'node:test';
 import { loadAttention } from '../../bindings/attention.mjs';
 import { CHARS } from '../../web/generation.js';
-import { launch, openPage, startServer } from './harness.mjs';
+import { launch, openPage, startServer, test } from './harness.mjs';
 
 let server, browser, core;
 before(async () => {

@@ -3,10 +3,10 @@
 // the page; the switch on the page goes back to English and records the choice in the link; a
 // browser whose locale is zh-CN starts in Chinese; <attention-playground lang="zh"> does too.
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
+import { after, before } from 'node:test';
 import { en } from '../../web/locales/en.js';
 import { zh } from '../../web/locales/zh.js';
-import { launch, openPage, startServer } from './harness.mjs';
+import { launch, openPage, startServer, test } from './harness.mjs';
 
 let server, browser;
 before(async () => { server = await startServer(); browser = await launch(); });

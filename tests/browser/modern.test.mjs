@@ -3,9 +3,9 @@
 // (rope, num_kv_heads, alibi, window + sink_tokens, causal) changes the steps and their shapes as
 // core/SCENARIO.md documents them, with the window visible in the weights.
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
+import { after, before } from 'node:test';
 import { checkResult, fixtureNames, readFixture } from '../node/fixtures.mjs';
-import { launch, openPage, startServer } from './harness.mjs';
+import { launch, openPage, startServer, test } from './harness.mjs';
 import { corePage, runInPage } from './page-core.mjs';
 
 let server, browser;

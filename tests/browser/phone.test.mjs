@@ -6,11 +6,14 @@
 // allowed; the embedded element in a narrow container and training mode do the same; a laptop
 // keeps its layout.
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
-import { launch, openPage, startServer } from './harness.mjs';
+import { after, before } from 'node:test';
+import { launch, only, openPage, startServer, test } from './harness.mjs';
 
 const PHONES = [{ width: 360, height: 780 }, { width: 390, height: 844 }];
 const phone = (viewport) => ({ viewport, hasTouch: true, isMobile: true, deviceScaleFactor: 2 });
+// The tests that tap: playwright-core's WebDriver BiDi touchscreen (Firefox) sends nothing on tap(),
+// so in Firefox they are reported skipped; the keyboard, embed and laptop tests run in both engines.
+const TOUCH = only('chromium', 'taps need touch input, which playwright-core does not send over WebDriver BiDi (its touchscreen.tap is empty)');
 
 let server;
 const browsers = [];
@@ -54,7 +57,7 @@ const smallTargets = (page, skip = '#settings-panel') => page.evaluate((skipSel)
 for (const viewport of PHONES) {
   const size = `${viewport.width}×${viewport.height}`;
 
-  test(`at ${size} the input and the heatmap share the first screen; typing redraws the heatmap on screen; a tap reads a cell`, async () => {
+  test(`at ${size} the input and the heatmap share the first screen; typing redraws the heatmap on screen; a tap reads a cell`, TOUCH, async () => {
     const browser = await phoneBrowser(viewport);
     const { page, errors } = await openPage(browser.context, server.url);
     const meta = await page.locator('meta[name="viewport"]').getAttribute('content');
@@ -97,7 +100,7 @@ for (const viewport of PHONES) {
     await page.close();
   });
 
-  test(`at ${size} the settings panel opens by touch, a preset picked there applies, and the link keeps the panel open`, async () => {
+  test(`at ${size} the settings panel opens by touch, a preset picked there applies, and the link keeps the panel open`, TOUCH, async () => {
     const browser = await phoneBrowser(viewport);
     const { page, errors } = await openPage(browser.context, server.url);
     const toggle = page.getByTestId('settings-toggle');
@@ -199,7 +202,7 @@ test('the embedded <attention-playground> in a 360 px container takes the phone 
   await page.close();
 });
 
-test('training mode (#train=induction) at 360×780: no sideways scroll, 44 px buttons, training starts and pauses by touch', async () => {
+test('training mode (#train=induction) at 360×780: no sideways scroll, 44 px buttons, training starts and pauses by touch', TOUCH, async () => {
   const browser = await phoneBrowser(PHONES[0]);
   const { page, errors } = await openPage(browser.context, `${server.url}#train=induction`);
   await page.locator('[data-testid="train-start"]:not([disabled])').waitFor();

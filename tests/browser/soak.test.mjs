@@ -1,26 +1,42 @@
 // Soak: 10,000 keystroke-driven recomputes in headless Chromium, then 2,000 alternations between a
 // valid and an invalid config. After a warm-up, neither the WASM heap (memory size and bytes held
 // by malloc) nor the JS heap (after a forced GC) may grow. Figures are printed for the closing note.
+// The JS heap is read through CDP (HeapProfiler, Runtime.getHeapUsage), which only Chromium has:
+// in Firefox (WebDriver BiDi has no heap command) the WASM heap is checked and the JS heap is not.
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
-import { launch, openPage, startServer } from './harness.mjs';
+import { after, before } from 'node:test';
+import { engine, full, launch, openPage, startServer, test } from './harness.mjs';
 
 let server, browser;
 before(async () => { server = await startServer(); browser = await launch(); });
 after(async () => { await browser?.close(); await server?.close(); });
 
-const KEYSTROKES = 10000;
-const ALTERNATIONS = 2000;
+// npm test's Firefox pass (harness.mjs full) runs a tenth of the counts after the same warm-up: a
+// recompute takes SpiderMonkey ~1.7x V8's time, and 10,000 took 726 s there on a loaded machine.
+const KEYSTROKES = full ? 10000 : 1000;
+const ALTERNATIONS = full ? 2000 : 200;
 const JS_SLACK = 1 << 20;       // 1 MiB: V8's own bookkeeping after GC moves by a few hundred KB
 const MALLOC_SLACK = 64 << 10;  // 64 KiB: the tensor pool keeps buffers of the sizes last used
 
+// Chromium's CDP session for the JS heap; null in Firefox.
+const heapSession = (page) => (engine === 'chromium' ? browser.context.newCDPSession(page) : null);
+
 async function heaps(page, cdp) {
-  await cdp.send('HeapProfiler.collectGarbage');
-  const { usedSize } = await cdp.send('Runtime.getHeapUsage');
-  return { js: usedSize, ...(await page.evaluate(() => window.playground.heap())) };
+  let js = null;
+  if (cdp) {
+    await cdp.send('HeapProfiler.collectGarbage');
+    js = (await cdp.send('Runtime.getHeapUsage')).usedSize;
+  }
+  return { js, ...(await page.evaluate(() => window.playground.heap())) };
 }
 
-const fmt = (h) => `JS ${(h.js / 1024).toFixed(0)} KiB, WASM memory ${(h.wasmMemoryBytes / 1024).toFixed(0)} KiB, malloc ${(h.wasmMallocBytes / 1024).toFixed(1)} KiB`;
+// The JS heap may not grow either, where it can be read.
+function assertJsHeapFlat(warm, end) {
+  if (warm.js === null) console.log(`soak: JS heap not measured in ${engine} (no heap API over WebDriver BiDi); the WASM heap is`);
+  else assert.ok(end.js <= warm.js + JS_SLACK, `JS heap grew: ${fmt(warm)} -> ${fmt(end)}`);
+}
+
+const fmt = (h) => `JS ${h.js === null ? 'not measured' : `${(h.js / 1024).toFixed(0)} KiB`}, WASM memory ${(h.wasmMemoryBytes / 1024).toFixed(0)} KiB, malloc ${(h.wasmMallocBytes / 1024).toFixed(1)} KiB`;
 
 // Types and deletes characters the way a student edits a sentence: in-page InputEvents on the
 // text box (what a keystroke sends), `n` of them, starting from `start`; returns errors shown.
@@ -43,7 +59,7 @@ function edit(page, start, n) {
 
 test(`${KEYSTROKES} keystroke-driven recomputes: no heap growth after warm-up`, async () => {
   const { page, errors } = await openPage(browser.context, server.url);
-  const cdp = await browser.context.newCDPSession(page);
+  const cdp = await heapSession(page);
   // A few real keystrokes first: the same path as the in-page events below.
   await page.getByTestId('tokens-input').fill('');
   await page.getByTestId('tokens-input').pressSequentially('the cat sat on the mat', { delay: 1 });
@@ -60,13 +76,13 @@ test(`${KEYSTROKES} keystroke-driven recomputes: no heap growth after warm-up`, 
   assert.equal(result.length, 3);
   assert.equal(end.wasmMemoryBytes, warm.wasmMemoryBytes, 'the WASM memory did not grow');
   assert.ok(end.wasmMallocBytes <= warm.wasmMallocBytes + MALLOC_SLACK, `malloc grew: ${fmt(warm)} -> ${fmt(end)}`);
-  assert.ok(end.js <= warm.js + JS_SLACK, `JS heap grew: ${fmt(warm)} -> ${fmt(end)}`);
+  assertJsHeapFlat(warm, end);
   assert.deepEqual(errors, []);
 });
 
 test(`${ALTERNATIONS} alternations of a valid and an invalid config: errors shown, heap flat, page recovers`, async () => {
   const { page, errors } = await openPage(browser.context, server.url);
-  const cdp = await browser.context.newCDPSession(page);
+  const cdp = await heapSession(page);
   const heads = page.locator('#config [data-arg="num_heads"], #config input[name="num_heads"]').first();
   await heads.waitFor();
   const alternate = (n) => page.evaluate(([n]) => {
@@ -91,6 +107,6 @@ test(`${ALTERNATIONS} alternations of a valid and an invalid config: errors show
   assert.match(await page.locator('#config [data-testid="error"]').count().then(String), /^0$/);
   assert.equal(end.wasmMemoryBytes, warm.wasmMemoryBytes);
   assert.ok(end.wasmMallocBytes <= warm.wasmMallocBytes + MALLOC_SLACK, `malloc grew: ${fmt(warm)} -> ${fmt(end)}`);
-  assert.ok(end.js <= warm.js + JS_SLACK, `JS heap grew: ${fmt(warm)} -> ${fmt(end)}`);
+  assertJsHeapFlat(warm, end);
   assert.deepEqual(errors, []);
 });

@@ -1,8 +1,8 @@
 // The page in headless Chromium: loads the WASM core, shows the softmax of typed numbers,
 // shows a clear message for bad input and recovers.
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
-import { launch, openPage, startServer } from './harness.mjs';
+import { after, before } from 'node:test';
+import { launch, openPage, startServer, test } from './harness.mjs';
 
 let server, browser;
 before(async () => { server = await startServer(); browser = await launch(); });

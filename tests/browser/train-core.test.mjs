@@ -4,9 +4,9 @@
 // PyTorch autograd and torch.optim there too (V8's WASM SIMD, not Node's build of it only); and
 // every fixture of nanoGPT's GPT: forward, gradients, and generation's ids and probabilities.
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
+import { after, before } from 'node:test';
 import { checkResult, fixtureNames, readFixture } from '../node/fixtures.mjs';
-import { launch, startServer } from './harness.mjs';
+import { launch, startServer, test } from './harness.mjs';
 import { corePage, runInPage } from './page-core.mjs';
 
 let server, browser;

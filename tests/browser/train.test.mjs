@@ -10,14 +10,14 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, before, test } from 'node:test';
+import { after, before } from 'node:test';
 import { loadAttention } from '../../bindings/attention.mjs';
 import { fromHash, trainSettings } from '../../web/state.js';
 import { createEngine } from '../../web/train/engine.js';
 import { trainZh } from '../../web/locales/train.zh.js';
 import { trainEn } from '../../web/locales/train.en.js';
 import { TASK_IDS } from '../../web/train/tasks.js';
-import { launch, openPage, startServer } from './harness.mjs';
+import { launch, openPage, startServer, test, typeAndEnter } from './harness.mjs';
 
 let server, browser, core, dir;
 before(async () => {
@@ -171,8 +171,7 @@ test('the first 50 losses of every task are PyTorch\'s (rtol 1e-3), trained in t
     const fixture = JSON.parse(readFileSync(new URL(`../fixtures/train-parity/${id}.json`, import.meta.url), 'utf8'));
     if (id !== TASK_IDS[0]) {
       await page.getByTestId('train-task').selectOption(id);
-      await page.locator('#trainsteps').fill('50');
-      await page.locator('#trainsteps').press('Enter');
+      await typeAndEnter(page.locator('#trainsteps'), '50');
       await page.waitForFunction((task) => window.playground.training().task === task && window.playground.state().trainsteps === 50
         && document.querySelector('[data-testid="train-start"]:not([disabled])'), id);
     }
@@ -201,8 +200,7 @@ test('a link\'s settings train the same losses as the engine given them; a refus
   const state = await page.evaluate(() => window.playground.state());
   const { page: again } = await openTraining(new URL(await page.evaluate(() => window.playground.link())).hash.slice(1));
   assert.deepEqual(await again.evaluate(() => window.playground.state()), state, 'the link round-trips the training state');
-  await page.locator('#trainheads').fill('3');
-  await page.locator('#trainheads').press('Enter');
+  await typeAndEnter(page.locator('#trainheads'), '3');
   await page.locator('[data-control="trainheads"] [data-testid="error"]').waitFor();
   assert.ok(await page.getByTestId('train-start').isDisabled(), 'no training on a refused setting');
   await page.setViewportSize({ width: 360, height: 740 });

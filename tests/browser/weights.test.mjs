@@ -5,9 +5,9 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { after, before, test } from 'node:test';
+import { after, before } from 'node:test';
 import { compare, values } from '../node/fixtures.mjs';
-import { launch, openPage, startServer } from './harness.mjs';
+import { launch, openPage, startServer, test } from './harness.mjs';
 
 let server, browser;
 before(async () => { server = await startServer(); browser = await launch(); });
