@@ -191,9 +191,16 @@ void layer_norm_backward(const Node& n, const Tensor& g, Walk& w) {
 // A slice of one input (chunk) or of the inputs side by side (concat, stack): gradients are slices of g.
 void chunk_backward(const Node& n, const Tensor& g, Walk& w) {
   const Tensor& x = w.input(n, 0).out;
-  const int64_t d = n.attrs.dim < 0 ? n.attrs.dim + x.dim() : n.attrs.dim, width = x.size(d) / n.attrs.chunks;
+  const int64_t d = n.attrs.dim < 0 ? n.attrs.dim + x.dim() : n.attrs.dim;
+  int64_t start = 0, width = x.size(d) / n.attrs.chunks;
+  if (n.attrs.sizes.empty()) {
+    start = n.attrs.index * width;
+  } else {  // torch.split: the widths before this one
+    for (int64_t i = 0; i < n.attrs.index; ++i) start += n.attrs.sizes[static_cast<size_t>(i)];
+    width = n.attrs.sizes[static_cast<size_t>(n.attrs.index)];
+  }
   Tensor gx = Tensor::zeros(x.shape());
-  add_strided(gx.slice(d, n.attrs.index * width, (n.attrs.index + 1) * width), g);
+  add_strided(gx.slice(d, start, start + width), g);
   w.give(n, 0, gx, true);
 }
 

@@ -115,6 +115,25 @@ Var chunk(Context& ctx, const Var& x, int64_t chunks, int64_t index, int64_t dim
   return put(ctx, Op::chunk, {x.id}, x.t.slice(d, index * w, (index + 1) * w), a);
 }
 
+Var split(Context& ctx, const Var& x, const std::vector<int64_t>& sizes, int64_t index, int64_t dim) {
+  const int64_t d = wrap_dim(dim, x.dim());
+  int64_t total = 0, start = 0;
+  bool positive = true;
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    if (static_cast<int64_t>(i) == index) start = total;
+    positive = positive && sizes[i] > 0;
+    total += sizes[i];
+  }
+  if (d < 0 || d >= x.dim() || !positive || total != x.size(d) || index < 0 || index >= static_cast<int64_t>(sizes.size()))
+    fail("split: dim ", dim, " of ", shape_str(x.shape()), " must split into ", sizes.size(), " positive widths that add up to it");
+  Attrs a;
+  a.chunks = static_cast<int64_t>(sizes.size());
+  a.index = index;
+  a.dim = dim;
+  a.sizes = sizes;
+  return put(ctx, Op::chunk, {x.id}, x.t.slice(d, start, start + sizes[static_cast<size_t>(index)]), a);
+}
+
 Var concat(Context& ctx, const std::vector<Var>& xs) {
   std::vector<Tensor> ts;
   std::vector<int32_t> ids;
@@ -368,14 +387,19 @@ Var alibi_bias(Context& ctx, const std::vector<int64_t>& positions, int64_t H) {
 }
 
 Tensor window_mask(const std::vector<int64_t>& positions, bool causal, int64_t window, int64_t sink_tokens) {
-  const int64_t T = static_cast<int64_t>(positions.size());
-  Tensor m = Tensor::zeros({T, T});
+  return window_mask(positions, positions, causal, window, sink_tokens);
+}
+
+Tensor window_mask(const std::vector<int64_t>& q_positions, const std::vector<int64_t>& k_positions, bool causal,
+                   int64_t window, int64_t sink_tokens) {
+  const int64_t T = static_cast<int64_t>(q_positions.size()), S = static_cast<int64_t>(k_positions.size());
+  Tensor m = Tensor::zeros({T, S});
   for (int64_t i = 0; i < T; ++i)
-    for (int64_t j = 0; j < T; ++j) {
-      const int64_t pi = positions[static_cast<size_t>(i)], pj = positions[static_cast<size_t>(j)];
+    for (int64_t j = 0; j < S; ++j) {
+      const int64_t pi = q_positions[static_cast<size_t>(i)], pj = k_positions[static_cast<size_t>(j)];
       bool hidden = (causal || window > 0) && pj > pi;
       if (window > 0 && pj <= pi - window && !(pj < sink_tokens)) hidden = true;
-      m.data()[i * T + j] = hidden ? 1.f : 0.f;
+      m.data()[i * S + j] = hidden ? 1.f : 0.f;
     }
   return m;
 }

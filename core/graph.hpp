@@ -25,6 +25,9 @@ Var view(Context& ctx, const Var& x, Shape shape);
 Var transpose(Context& ctx, const Var& x, int64_t d0, int64_t d1);
 // x.chunk(chunks, dim)[index], a view
 Var chunk(Context& ctx, const Var& x, int64_t chunks, int64_t index, int64_t dim);
+// x.split(sizes, dim)[index], a view (a chunk node whose slices need not be equal: GPT's c_attn
+// split into q | k | v when num_kv_heads < n_head)
+Var split(Context& ctx, const Var& x, const std::vector<int64_t>& sizes, int64_t index, int64_t dim);
 // torch.cat(xs, dim=-1)
 Var concat(Context& ctx, const std::vector<Var>& xs);
 // torch.stack(xs, dim)
@@ -77,6 +80,10 @@ Var alibi_bias(Context& ctx, const std::vector<int64_t>& positions, int64_t H);
 // positions[i]), with a window (> 0: also hidden when positions[j] <= positions[i] - window,
 // except keys with positions[j] < sink_tokens): 1 = masked.
 Tensor window_mask(const std::vector<int64_t>& positions, bool causal, int64_t window, int64_t sink_tokens);
+// The same rule between queries at q_positions and keys at k_positions: (Tq, Tk) (a KV cache's
+// decode step: one query at the newest position, every cached key).
+Tensor window_mask(const std::vector<int64_t>& q_positions, const std::vector<int64_t>& k_positions, bool causal,
+                   int64_t window, int64_t sink_tokens);
 
 // Losses, each a 0-d tensor. target: a's shape (F.mse_loss, mean); targets: one class id per row of
 // logits (..., V), rows equal to ignore_index skipped (F.cross_entropy, mean over the others).

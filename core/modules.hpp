@@ -42,5 +42,10 @@ AttentionSpec causal_spec(const std::string& out_proj);
 void check_causal_input(const Var& x, int64_t d_in, int64_t context_length);
 std::vector<ArgSpec> causal_args(bool with_heads);
 InputSpec causal_input();
+// Shared by ModernAttention and GPT's Llama-style options (modern_attention.cpp): q (B,H,T,D) and k
+// (B,H_kv,T,D) rotated at `positions` (steps cos, sin, q_rot, k_rot), and k, v repeated to n times
+// their heads (steps k_repeated, v_repeated; n = 1: unchanged, no step).
+void rotate_qk(Context& ctx, Var& q, Var& k, const std::vector<int64_t>& positions, int64_t D, double base);
+void repeat_kv_heads(Context& ctx, Var& k, Var& v, int64_t n);
 
 }  // namespace attn

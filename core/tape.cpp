@@ -157,7 +157,9 @@ json attrs_of(const Node& n, const std::vector<Node>& nodes) {
     case Op::merge_heads: return {{"heads", a.heads}};
     case Op::view: return {{"shape", a.shape}};
     case Op::transpose: return {{"dim0", a.dim0}, {"dim1", a.dim1}};
-    case Op::chunk: return {{"chunks", a.chunks}, {"index", a.index}, {"dim", a.dim}};
+    case Op::chunk:
+      if (!a.sizes.empty()) return {{"chunks", a.chunks}, {"index", a.index}, {"dim", a.dim}, {"sizes", a.sizes}};
+      return {{"chunks", a.chunks}, {"index", a.index}, {"dim", a.dim}};
     case Op::concat: return {{"dim", -1}};
     case Op::stack:
     case Op::softmax:
@@ -211,7 +213,12 @@ std::string call_of(const Node& n, const std::vector<std::string>& args) {
       return "view(" + args[0] + ", {" + shape + "})";
     }
     case Op::transpose: return "transpose(" + args[0] + ", " + i(a.dim0) + ", " + i(a.dim1) + ")";
-    case Op::chunk: return "chunk(" + args[0] + ", " + i(a.chunks) + ", " + i(a.index) + ", " + i(a.dim) + ")";
+    case Op::chunk: {
+      if (a.sizes.empty()) return "chunk(" + args[0] + ", " + i(a.chunks) + ", " + i(a.index) + ", " + i(a.dim) + ")";
+      std::string sizes;
+      for (size_t k = 0; k < a.sizes.size(); ++k) sizes += (k ? ", " : "") + i(a.sizes[k]);
+      return "split(" + args[0] + ", {" + sizes + "}, " + i(a.index) + ", " + i(a.dim) + ")";
+    }
     case Op::concat: return "concat({" + list(0) + "})";
     case Op::stack: return "stack({" + list(0) + "}, " + i(a.dim) + ")";
     case Op::scale: return std::string(a.divide ? "div_scalar(" : "mul_scalar(") + args[0] + ", " + num(a.scale) + ")";

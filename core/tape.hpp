@@ -32,7 +32,7 @@ enum class Op : uint8_t {
   merge_heads,          // (B,H,T,D) -> (B,T,H*D): transpose(1, 2) + contiguous + view
   view,                 // reshape (contiguous first)
   transpose,            // swap two dims (a view)
-  chunk,                // one of `chunks` equal slices of a dim (a view)
+  chunk,                // one of `chunks` equal slices of a dim, or of `sizes` (torch.split) (a view)
   concat,               // torch.cat(xs, dim=-1)
   stack,                // torch.stack(xs, dim)
   cache_append,         // a KV cache with new rows appended along the sequence: (B,H,t,D)
@@ -70,6 +70,7 @@ struct Attrs {
   int64_t heads = 0;          // split_heads, merge_heads
   int64_t dim0 = 0, dim1 = 0; // transpose
   int64_t chunks = 0, index = 0;  // chunk: which of how many
+  std::vector<int64_t> sizes;     // chunk: the widths of a torch.split (empty: `chunks` equal ones)
   int64_t dim = -1;           // softmax, amax, chunk, concat, stack: the dim
   bool transpose_b = false;   // matmul: a @ b.transpose(-2, -1)
   Shape shape;                // view: the new shape

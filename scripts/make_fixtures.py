@@ -634,6 +634,10 @@ class CausalTransformer(nn.Module):
 # Three additions, marked "added": lines split where a traced value is an intermediate of one
 # line; generate() decodes greedily at temperature 0 (nanoGPT would divide by zero) and filters
 # with top_p as Hugging Face's TopPLogitsWarper; and it reports each step to `generation_log`.
+# Also added: GPTConfig's Llama-style options (rope, rope_base, num_kv_heads, window, sink_tokens;
+# issue "Modern attention"), off by default: with any of them on, each Block's attention is
+# LlamaStyleSelfAttention (written from the issue's words, below CausalSelfAttention), and with
+# rope there is no wpe.
 
 class LayerNorm(nn.Module):
     """ LayerNorm but with an optional bias. PyTorch doesn't support simply bias=False """
@@ -708,6 +712,67 @@ class CausalSelfAttention(nn.Module):
         return y
 
 
+class LlamaStyleSelfAttention(nn.Module):
+    """added: nanoGPT's CausalSelfAttention with GPTConfig's Llama-style options. One c_attn of
+    width (n_head + 2 * n_kv_head) * hs split as [q | k | v] (num_kv_heads = n_head: nanoGPT's
+    3 * n_embd); rope: q and k rotated (rotate-half, inv_freq = 1 / base^(arange(0, hs, 2) / hs)) at
+    positions 0..T-1; grouped-query: k and v repeat_interleave(n_head // n_kv_head, dim=1); window:
+    key j visible from query i iff i - window < j <= i, or j < sink_tokens."""
+
+    def __init__(self, config):
+        super().__init__()
+        assert config.n_embd % config.n_head == 0
+        self.n_head = config.n_head
+        self.n_kv_head = config.num_kv_heads or config.n_head
+        assert self.n_head % self.n_kv_head == 0
+        self.hs = config.n_embd // config.n_head
+        self.c_attn = nn.Linear(config.n_embd, (self.n_head + 2 * self.n_kv_head) * self.hs, bias=config.bias)
+        self.c_proj = nn.Linear(config.n_embd, config.n_embd, bias=config.bias)
+        self.attn_dropout = nn.Dropout(config.dropout)
+        self.resid_dropout = nn.Dropout(config.dropout)
+        self.dropout = config.dropout
+        self.rope, self.rope_base = config.rope, config.rope_base
+        self.window, self.sink_tokens = config.window, config.sink_tokens
+
+    def forward(self, x):
+        B, T, C = x.size()
+        H, H_kv, hs = self.n_head, self.n_kv_head, self.hs
+        qkv = self.c_attn(x)
+        trace.rec('qkv', qkv)
+        q, k, v = qkv.split([H * hs, H_kv * hs, H_kv * hs], dim=2)
+        k = k.view(B, T, H_kv, hs).transpose(1, 2)  # (B, n_kv_head, T, hs)
+        trace.rec('k', k)
+        q = q.view(B, T, H, hs).transpose(1, 2)  # (B, nh, T, hs)
+        trace.rec('q', q)
+        v = v.view(B, T, H_kv, hs).transpose(1, 2)
+        trace.rec('v', v)
+        pos = torch.arange(T)
+        if self.rope:
+            q, k = rope_qk(q, k, pos, hs, self.rope_base)
+        k, v = repeat_kv_heads(k, v, H, H_kv)
+        att = (q @ k.transpose(-2, -1)) * (1.0 / math.sqrt(k.size(-1)))
+        trace.rec('att', att)
+        rel = pos[None, :] - pos[:, None]  # key position - query position
+        mask = rel > 0
+        if self.window > 0:
+            mask |= (rel <= -self.window) & ~(pos[None, :] < self.sink_tokens)
+        att = att.masked_fill(mask, float('-inf'))
+        trace.rec('att_masked', att)
+        att = F.softmax(att, dim=-1)
+        trace.rec('att_softmax', att)
+        att = self.attn_dropout(att)
+        if self.training and self.dropout > 0:
+            trace.rec('att_dropout', att)
+        self.last_att = att
+        y = att @ v
+        trace.rec('y', y)
+        y = y.transpose(1, 2).contiguous().view(B, T, C)
+        trace.rec('y_merged', y)
+        y = self.resid_dropout(self.c_proj(y))
+        trace.rec('y_proj', y)
+        return y
+
+
 class MLP(nn.Module):
 
     def __init__(self, config):
@@ -735,7 +800,7 @@ class Block(nn.Module):
     def __init__(self, config):
         super().__init__()
         self.ln_1 = LayerNorm(config.n_embd, bias=config.bias)
-        self.attn = CausalSelfAttention(config)
+        self.attn = LlamaStyleSelfAttention(config) if config.llama() else CausalSelfAttention(config)  # added: the options
         self.ln_2 = LayerNorm(config.n_embd, bias=config.bias)
         self.mlp = MLP(config)
 
@@ -762,6 +827,14 @@ class GPTConfig:
     n_embd: int = 768
     dropout: float = 0.0
     bias: bool = True # True: bias in Linears and LayerNorms, like GPT-2. False: a bit better and faster
+    rope: bool = False  # added: the Llama-style options (LlamaStyleSelfAttention)
+    rope_base: float = 10000.0  # added
+    num_kv_heads: int = 0  # added: 0 = n_head
+    window: int = 0  # added
+    sink_tokens: int = 0  # added
+
+    def llama(self):  # added
+        return self.rope or (self.num_kv_heads or self.n_head) != self.n_head or self.window > 0
 
 
 class GPT(nn.Module):
@@ -774,7 +847,7 @@ class GPT(nn.Module):
 
         self.transformer = nn.ModuleDict(dict(
             wte = nn.Embedding(config.vocab_size, config.n_embd),
-            wpe = nn.Embedding(config.block_size, config.n_embd),
+            wpe = None if config.rope else nn.Embedding(config.block_size, config.n_embd),  # added: rope, no wpe
             drop = nn.Dropout(config.dropout),
             h = nn.ModuleList([Block(config) for _ in range(config.n_layer)]),
             ln_f = LayerNorm(config.n_embd, bias=config.bias),
@@ -798,7 +871,7 @@ class GPT(nn.Module):
 
     def get_num_params(self, non_embedding=True):
         n_params = sum(p.numel() for p in self.parameters())
-        if non_embedding:
+        if non_embedding and self.transformer.wpe is not None:  # added: rope, no wpe
             n_params -= self.transformer.wpe.weight.numel()
         return n_params
 
@@ -819,9 +892,12 @@ class GPT(nn.Module):
         # forward the GPT model itself
         tok_emb = self.transformer.wte(idx) # token embeddings of shape (b, t, n_embd)
         trace.rec('tok_emb', tok_emb)
-        pos_emb = self.transformer.wpe(pos) # position embeddings of shape (t, n_embd)
-        trace.rec('pos_emb', pos_emb)
-        x = self.transformer.drop(tok_emb + pos_emb)
+        if self.config.rope:  # added: no wpe, positions rotate q and k
+            x = self.transformer.drop(tok_emb)
+        else:
+            pos_emb = self.transformer.wpe(pos) # position embeddings of shape (t, n_embd)
+            trace.rec('pos_emb', pos_emb)
+            x = self.transformer.drop(tok_emb + pos_emb)
         trace.rec('x', x)
         for i, block in enumerate(self.transformer.h):
             with trace.scope(f'transformer.h.{i}.'):
@@ -955,10 +1031,12 @@ class GPTModule(GPT):
     weights (n_layer, B, H, T, T). generate() calls it and reads the last position, as it would
     read nanoGPT's own last-position logits."""
 
-    def __init__(self, vocab_size, block_size, n_layer, n_head, n_embd, dropout=0.0, bias=True):
+    def __init__(self, vocab_size, block_size, n_layer, n_head, n_embd, dropout=0.0, bias=True, rope=False,
+                 rope_base=10000.0, num_kv_heads=0, window=0, sink_tokens=0):
         with contextlib.redirect_stdout(io.StringIO()):  # nanoGPT prints its warning and size
             super().__init__(GPTConfig(block_size=block_size, vocab_size=vocab_size, n_layer=n_layer, n_head=n_head,
-                                       n_embd=n_embd, dropout=dropout, bias=bias))
+                                       n_embd=n_embd, dropout=dropout, bias=bias, rope=rope, rope_base=rope_base,
+                                       num_kv_heads=num_kv_heads, window=window, sink_tokens=sink_tokens))
 
     def forward(self, idx, targets=None):
         logits, _ = super().forward(idx, targets=idx.contiguous() if targets is None else targets)
@@ -985,6 +1063,32 @@ def alibi_slopes(n):
 def rotate_half(x):
     half = x.shape[-1] // 2
     return torch.cat((-x[..., half:], x[..., :half]), dim=-1)
+
+
+def rope_qk(q, k, pos, D, base):
+    """RoPE (rotate-half) on q and k at positions pos, traced (ModernAttention, GPT's rope)."""
+    inv_freq = 1.0 / (base ** (torch.arange(0, D, 2).float() / D))
+    angles = pos.float()[:, None] * inv_freq[None, :]
+    emb = torch.cat((angles, angles), dim=-1)
+    cos, sin = emb.cos(), emb.sin()
+    trace.rec('cos', cos)
+    trace.rec('sin', sin)
+    q = q * cos + rotate_half(q) * sin
+    k = k * cos + rotate_half(k) * sin
+    trace.rec('q_rot', q)
+    trace.rec('k_rot', k)
+    return q, k
+
+
+def repeat_kv_heads(k, v, H, H_kv):
+    """Grouped-query heads: each of the H_kv key/value heads repeated for its H // H_kv query heads, traced."""
+    if H_kv == H:
+        return k, v
+    k = k.repeat_interleave(H // H_kv, dim=1)
+    v = v.repeat_interleave(H // H_kv, dim=1)
+    trace.rec('k_repeated', k)
+    trace.rec('v_repeated', v)
+    return k, v
 
 
 class ModernAttention(nn.Module):
@@ -1016,21 +1120,8 @@ class ModernAttention(nn.Module):
         trace.rec('k_heads', k)
         trace.rec('v_heads', v)
         if self.rope:
-            inv_freq = 1.0 / (self.rope_base ** (torch.arange(0, D, 2).float() / D))
-            angles = pos.float()[:, None] * inv_freq[None, :]
-            emb = torch.cat((angles, angles), dim=-1)
-            cos, sin = emb.cos(), emb.sin()
-            trace.rec('cos', cos)
-            trace.rec('sin', sin)
-            q = q * cos + rotate_half(q) * sin
-            k = k * cos + rotate_half(k) * sin
-            trace.rec('q_rot', q)
-            trace.rec('k_rot', k)
-        if H_kv != H:
-            k = k.repeat_interleave(H // H_kv, dim=1)
-            v = v.repeat_interleave(H // H_kv, dim=1)
-            trace.rec('k_repeated', k)
-            trace.rec('v_repeated', v)
+            q, k = rope_qk(q, k, pos, D, self.rope_base)
+        k, v = repeat_kv_heads(k, v, H, H_kv)
         scores = q @ k.transpose(-2, -1) / math.sqrt(D)
         trace.rec('scores', scores)
         rel = (pos[None, :] - pos[:, None]).float()  # key position - query position
@@ -1358,9 +1449,9 @@ def fixtures():
     return f
 
 
-def gpt(vocab_size, block_size, n_layer, n_head, n_embd, dropout=0.0, bias=True):
+def gpt(vocab_size, block_size, n_layer, n_head, n_embd, dropout=0.0, bias=True, **llama):
     return {'vocab_size': vocab_size, 'block_size': block_size, 'n_layer': n_layer, 'n_head': n_head, 'n_embd': n_embd,
-            'dropout': dropout, 'bias': bias}
+            'dropout': dropout, 'bias': bias, **llama}
 
 
 def gpt_fixtures():
@@ -1380,6 +1471,14 @@ def gpt_fixtures():
                                       'inputs': [data('idx', [2, 5], [1, 5, 2, 7, 3, 8, 4, 0, 0, 6])], 'trace': True}
     f['gpt_forward_wide'] = {'module': 'GPT', 'config': gpt(65, 32, 2, 4, 64), 'seed': 4,
                              'inputs': [data('idx', [2, 32], [(7 * i + 3) % 65 for i in range(64)])]}
+    # Llama-style options (LlamaStyleSelfAttention): rope + GQA + a window with a sink; MQA + window
+    llama = gpt(11, 10, 2, 4, 16, rope=True, num_kv_heads=2, window=3, sink_tokens=1)
+    f['gpt_forward_rope_gqa_window'] = {'module': 'GPT', 'config': llama, 'seed': 5,
+                                        'inputs': [data('idx', [2, 9], [1, 5, 2, 7, 3, 9, 4, 10, 0, 6, 8, 2, 2, 1, 3, 3, 7, 9])],
+                                        'trace': True, 'return_params': True}
+    f['gpt_forward_mqa_window_nobias'] = {'module': 'GPT', 'config': gpt(7, 8, 1, 3, 12, bias=False, num_kv_heads=1, window=2),
+                                          'seed': 6, 'inputs': [data('idx', [1, 7], [6, 0, 3, 3, 1, 5, 2])], 'trace': True,
+                                          'return_params': True}
 
     def generation(seed, config, idx_shape, ids, **spec):
         """The scenario with the first seed from `seed` on whose generation passes generation_log's
@@ -1404,6 +1503,12 @@ def gpt_fixtures():
         'greedy_top_p_nobias': generation(700, gpt(7, 6, 2, 3, 6, bias=False), [1, 2], [0, 5], temperature=0, top_p=0.5),
         'prompt_longer_than_block': generation(800, small, [1, 10], [1, 5, 2, 7, 3, 9, 4, 10, 0, 6], temperature=1.0, n=6),
         'crosses_block': generation(900, small, [1, 5], [8, 1, 1, 2, 3], temperature=0.9, top_k=6, n=7),
+        # Llama-style: rope + GQA (its cache keeps 2 of 4 heads), then with a window crossing block_size
+        'rope_gqa_greedy': generation(1000, gpt(11, 16, 2, 4, 16, rope=True, num_kv_heads=2), [1, 3], [1, 5, 2],
+                                      temperature=0, trace=True, n=10),
+        'rope_gqa_sample': generation(1100, gpt(11, 16, 2, 4, 16, rope=True, num_kv_heads=2), [2, 3], [3, 9, 4, 1, 1, 2],
+                                      temperature=1.0, n=10),
+        'rope_gqa_window_crosses_block': generation(1200, llama, [1, 4], [2, 6, 1, 8], temperature=0.9, top_k=6, n=12),
     }
     # ModernAttention: each switch alone, then combined
     def modern(seed, B, T, config, positions=None):

@@ -423,6 +423,13 @@ def grad_fixtures_gpt():
     f['grad_gpt_sum_attention_weights'] = grads(
         {'module': 'GPT', 'config': {**cfg, 'n_layer': 1}, 'seed': 73, 'inputs': [data('idx', [1, 5], [3, 1, 4, 1, 5])]},
         mse([1, 1, 2, 5, 5], 'rand', output='attention_weights'))
+    # Llama-style options: rope (no wpe), grouped kv heads (the k and v columns of c_attn get
+    # the sum over the query heads they serve), a window with a sink; dropout in train mode
+    llama = {**cfg, 'n_head': 4, 'n_embd': 16, 'rope': True, 'num_kv_heads': 2, 'window': 3, 'sink_tokens': 1}
+    f['grad_gpt_rope_gqa_window_ce'] = grads({'module': 'GPT', 'config': llama, 'seed': 75, 'inputs': [data('idx', [2, 6], ids)]}, ce)
+    f['grad_gpt_rope_mqa_window_dropout_train'] = grads(
+        {'module': 'GPT', 'config': {**llama, 'num_kv_heads': 1, 'dropout': 0.2, 'bias': False}, 'seed': 76, 'train': True,
+         'inputs': [data('idx', [2, 6], ids)]}, ce)
     return f
 
 
@@ -494,8 +501,12 @@ def optimize_fixtures_gpt():
     gpt = {'module': 'GPT', 'config': {'vocab_size': 11, 'block_size': 8, 'n_layer': 2, 'n_head': 2, 'n_embd': 8},
            'seed': 74, 'inputs': [data('idx', [2, 7], [1, 5, 2, 7, 3, 9, 4, 10, 0, 6, 8, 2, 2, 1])]}
     ce = {'fn': 'cross_entropy', 'target': {'shape': [2, 7], 'data': [5, 2, 7, 3, 9, 4, 10, 0, 6, 8, 2, 2, 1, 3]}}
+    llama = {**gpt, 'config': {**gpt['config'], 'n_head': 4, 'n_embd': 16, 'rope': True, 'num_kv_heads': 2, 'window': 4},
+             'seed': 77}
     return {'opt_adamw_gpt': optimize(gpt, ce, optimizer='AdamW', lr=0.01, betas=[0.9, 0.95], eps=1e-4, weight_decay=0.1,
-                                      clip_grad_norm=1.0)}
+                                      clip_grad_norm=1.0),
+            'opt_adamw_gpt_rope_gqa_window': optimize(llama, ce, optimizer='AdamW', lr=0.01, betas=[0.9, 0.95], eps=1e-4,
+                                                      weight_decay=0.1, clip_grad_norm=1.0)}
 
 
 def fixtures():

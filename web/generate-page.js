@@ -7,7 +7,7 @@
 import { t } from './i18n.js';
 import { moduleConfig, schema } from './state.js';
 import { setState } from './page.js';
-import { CHECK_ATOL, createSession, deleteSession, generatedCount, modelSpec, promptIds, sampling, sessionIds, stepSession, timings, topProbs } from './generation.js';
+import { CHECK_ATOL, cacheBytesPerToken, createSession, deleteSession, generatedCount, modelSpec, promptIds, sampling, sessionIds, stepSession, timings, topProbs } from './generation.js';
 import { clearErrors, showError } from './views/errors.js';
 import { createGenCache } from './views/generate-cache.js';
 import { createGenProbs } from './views/generate-probs.js';
@@ -17,7 +17,7 @@ const $ = (id) => document.getElementById(id);
 const SLIDERS = ['gentemp', 'gentopk', 'gentopp'];
 // The core's error fields as the panel's controls.
 const FIELD_KEYS = { 'config.vocab_size': 'genvocab', 'config.block_size': 'genblock', 'config.n_layer': 'genlayers', 'config.n_head': 'genheads',
-  'config.n_embd': 'genembd', 'generate.temperature': 'gentemp', 'generate.top_k': 'gentopk', 'generate.top_p': 'gentopp', 'generate.max_new_tokens': 'genmax', seed: 'genseed' };
+  'config.n_embd': 'genembd', 'config.rope': 'genrope', 'config.num_kv_heads': 'genkvheads', 'config.window': 'genwindow', 'generate.temperature': 'gentemp', 'generate.top_k': 'gentopk', 'generate.top_p': 'gentopp', 'generate.max_new_tokens': 'genmax', seed: 'genseed' };
 
 const tokenLabel = (tok) => (tok === ' ' ? '␣' : tok === '\n' ? '↵' : tok);
 
@@ -189,7 +189,8 @@ function drawCache(page) {
   const on = page.state.gencache;
   const shape = last.cache?.shape ?? null;
   $('gen-cache-shape').textContent = on && shape ? `(${shape.join(', ')})` : t('gen.cacheOff');
-  $('gen-cache-bytes').textContent = on && shape ? t('gen.cacheBytes', { bytes: last.cache.bytes.toLocaleString('en-US'), layers: s.spec.config.n_layer }) : '';
+  $('gen-cache-bytes').textContent = on && shape ? t('gen.cacheBytes', { bytes: last.cache.bytes.toLocaleString('en-US'), layers: s.spec.config.n_layer,
+    perToken: cacheBytesPerToken(last.cache).toLocaleString('en-US') }) : '';
   const fresh = last.mode === 'prefill' ? shape?.[2] ?? 0 : 1;
   page.gen.views.cache.update(on && shape ? { layers: s.spec.config.n_layer, heads: shape[1], t: shape[2], fresh,
     labels: { k: 'K', v: 'V', layer: (l) => t('gen.layerN', { l }), shape: `(${shape.join(', ')})` } } : null);
@@ -261,7 +262,8 @@ export function generationSummary(page) {
   const s = page?.gen?.session;
   if (!page?.state.generate || !s) return null;
   const last = s.tokens.true.at(-1);
-  return { ids: sessionIds(s), steps: generatedCount(s), cacheShape: last.cache?.shape ?? null, running: page.gen.running };
+  return { ids: sessionIds(s), steps: generatedCount(s), cacheShape: last.cache?.shape ?? null,
+    cacheBytesPerToken: last.cache ? cacheBytesPerToken(last.cache) : null, running: page.gen.running };
 }
 
 // page.gen: {session (generation.js), error, running, key (the gen* fields the session has),

@@ -28,6 +28,10 @@ export function modelSpec(state, weights, gptConfig) {
   }
   const config = { vocab_size: state.genvocab, block_size: state.genblock, n_layer: state.genlayers, n_head: state.genheads,
     n_embd: state.genembd, dropout: 0, bias: state.genbias };
+  // Llama-style options only when on, so the default config stays nanoGPT's own
+  if (state.genrope) config.rope = true;
+  if (state.genkvheads) config.num_kv_heads = state.genkvheads;
+  if (state.genwindow) config.window = state.genwindow;
   return { source: 'seeded', config, seed: state.genseed, tokens: CHARS.slice(0, state.genvocab) };
 }
 
@@ -105,6 +109,10 @@ function forward(session) {
   session.tokens.false.push(b);
   for (let i = 0; i < a.logits.length; i++) session.maxDiff = Math.max(session.maxDiff, Math.abs(a.logits[i] - b.logits[i]));
 }
+
+// The cache's bytes per cached position (per batch row): keys and values of every layer, float32,
+// num_kv_heads heads each — grouped-query attention's saving is n_head / num_kv_heads of this.
+export const cacheBytesPerToken = (cache) => cache.bytes / (cache.shape[0] * cache.shape[2]);
 
 // Tokens generated so far (the forwards minus the one ahead).
 export const generatedCount = (session) => session.tokens.true.length - 1;

@@ -53,6 +53,12 @@ export const schema = {
   trainlr: { type: 'number', default: 0, min: 0, max: 10 },
   trainbatch: { type: 'int', default: 0, min: 0, max: 1024 },
   trainsteps: { type: 'int', default: 0, min: 0, max: 100000 },
+  // the model trained: '' = the task's CausalTransformer, 'GPT' = nanoGPT's GPT of that size, with
+  // the core GPT's Llama-style options (rope instead of wpe; num_kv_heads 0 = n_head; window 0 = none)
+  trainmodel: { type: 'enum', values: ['', 'GPT'], default: '' },
+  trainrope: { type: 'bool', default: false },
+  trainkvheads: { type: 'int', default: 0, min: 0, max: 16 },
+  trainwindow: { type: 'int', default: 0, min: 0, max: 64 },
   // Generate mode (README "Generate mode", web/generate-page.js): on/off, the seeded GPT (genseed,
   // genvocab characters, genblock, genlayers, genheads, genembd, genbias), the prompt and the
   // sampling (gentemp; gentopk / gentopp 0 = off), max new tokens and the KV cache.
@@ -70,6 +76,10 @@ export const schema = {
   genheads: { type: 'int', default: 2, min: 1, max: 16 },
   genembd: { type: 'int', default: 32, min: 1, max: 1024 },
   genbias: { type: 'bool', default: true },
+  // the seeded GPT's Llama-style options (core GPT: rope instead of wpe, num_kv_heads 0 = n_head, window 0 = none)
+  genrope: { type: 'bool', default: false },
+  genkvheads: { type: 'int', default: 0, min: 0, max: 16 },
+  genwindow: { type: 'int', default: 0, min: 0, max: 1024 },
 };
 
 // The training settings of a state, as engine.js resolveConfig takes them (the task's defaults
@@ -79,11 +89,15 @@ export function trainSettings(state) {
   const pick = (entries) => Object.fromEntries(entries.filter(([, v]) => v));
   const model = pick([['emb_dim', state.trainwidth], ['num_heads', state.trainheads], ['num_layers', state.trainlayers], ['ffn_dim', state.trainffn]]);
   const optimizer = pick([['optimizer', state.trainopt], ['lr', state.trainlr]]);
-  return { task: state.train, seed: state.trainseed, model, optimizer, ...pick([['batch', state.trainbatch], ['steps', state.trainsteps]]) };
+  const gpt = state.trainmodel === 'GPT' ? { module: 'GPT' } : {};
+  if (gpt.module) Object.assign(model, pick([['rope', state.trainrope], ['num_kv_heads', state.trainkvheads], ['window', state.trainwindow]]));
+  return { task: state.train, seed: state.trainseed, ...gpt, model, optimizer, ...pick([['batch', state.trainbatch], ['steps', state.trainsteps]]) };
 }
 
 // The fields a new task resets to its defaults (the seed stays).
 export const TRAIN_OVERRIDES = ['trainwidth', 'trainheads', 'trainlayers', 'trainffn', 'trainopt', 'trainlr', 'trainbatch', 'trainsteps'];
+// The model's kind and its GPT options: kept when the task changes.
+export const TRAIN_MODEL_FIELDS = ['trainmodel', 'trainrope', 'trainkvheads', 'trainwindow'];
 
 // Values for required arguments the core gives no default for: the page's default scenario is a
 // d_model 64, 4-head model, small enough to recompute on every keystroke.

@@ -8,7 +8,7 @@ import { showWeightsStatus } from './controls.js';
 import { download } from './export.js';
 import { t } from './i18n.js';
 import { recompute, renderControls, setState } from './page.js';
-import { TRAIN_OVERRIDES, schema, trainSettings } from './state.js';
+import { TRAIN_MODEL_FIELDS, TRAIN_OVERRIDES, schema, trainSettings } from './state.js';
 import { chartData, headsData, plottedPatterns, sampleData, sampleTokens, scoreSeries, shownSnapshot, statsData } from './train-data.js';
 import { resolveConfig } from './train/engine.js';
 import { TASKS, TASK_IDS } from './train/tasks.js';
@@ -33,8 +33,10 @@ const INPUT_QUIET_MS = 250;
 // The settings' displayed values: the state's, else (0 or '') the task's own (engine.js resolveConfig).
 function shownValues(state) {
   const c = resolveConfig(trainSettings(state));
-  return { train: state.train, trainseed: c.seed, trainwidth: c.model.emb_dim, trainheads: c.model.num_heads, trainlayers: c.model.num_layers,
-    trainffn: c.model.ffn_dim, trainopt: c.optimizer.optimizer, trainlr: c.optimizer.lr, trainbatch: c.batch, trainsteps: c.steps };
+  const gpt = c.module === 'GPT';
+  return { train: state.train, trainseed: c.seed, trainwidth: gpt ? c.model.n_embd : c.model.emb_dim, trainheads: gpt ? c.model.n_head : c.model.num_heads,
+    trainlayers: gpt ? c.model.n_layer : c.model.num_layers, trainffn: gpt ? 4 * c.model.n_embd : c.model.ffn_dim,
+    trainmodel: state.trainmodel, trainrope: state.trainrope, trainkvheads: state.trainkvheads, trainwindow: state.trainwindow, trainopt: c.optimizer.optimizer, trainlr: c.optimizer.lr, trainbatch: c.batch, trainsteps: c.steps };
 }
 
 // A setting typed in the panel: the state keeps 0 / '' for "the task's default" (short links);
@@ -43,13 +45,15 @@ function settingPatch(state, key, raw) {
   if (key === 'train') return { train: raw, ...Object.fromEntries(TRAIN_OVERRIDES.map((k) => [k, schema[k].default])) };
   const defaults = shownValues({ ...state, ...Object.fromEntries(TRAIN_OVERRIDES.map((k) => [k, schema[k].default])) });
   if (key === 'trainopt') return { trainopt: raw === defaults.trainopt ? '' : raw };
+  if (key === 'trainmodel') return { trainmodel: raw === 'GPT' ? 'GPT' : '' };
+  if (key === 'trainrope') return { trainrope: !!raw };
   const field = schema[key];
-  const min = key === 'trainseed' ? 0 : key === 'trainlr' ? Number.MIN_VALUE : 1;
+  const min = TRAIN_MODEL_FIELDS.includes(key) || key === 'trainseed' ? 0 : key === 'trainlr' ? Number.MIN_VALUE : 1;
   const v = raw.trim() === '' ? NaN : Number(raw);
   if (!(Number.isFinite(v) && v >= min && v <= field.max && (field.type !== 'int' || Number.isInteger(v)))) {
     throw new Error(t(field.type === 'int' ? 'training.rangeInt' : 'training.rangeNumber', { min: key === 'trainlr' ? 0 : min, max: field.max }));
   }
-  return { [key]: key !== 'trainseed' && v === defaults[key] ? 0 : v };
+  return { [key]: key !== 'trainseed' && !TRAIN_MODEL_FIELDS.includes(key) && v === defaults[key] ? 0 : v };
 }
 
 function editSetting(page, key, raw) {
@@ -106,9 +110,10 @@ async function toPlayground(page) {
     vocab: [...task.vocab], vocabName: t('training.vocabName', { task: t(task.nameKey) }), fromTraining: true };
   const { state } = page;
   const chars = Array.from(state.text);
-  const keepText = state.module === 'CausalTransformer' && chars.length > 0 && chars.length <= task.length && chars.every((c) => task.vocab.includes(c));
-  setState(page, { module: 'CausalTransformer', tokenizer: 'char', weights: '', source: 'embedding',
-    config: { ...state.config, CausalTransformer: { ...exported.run.config.model } },
+  const module = exported.run.config.module ?? 'CausalTransformer';
+  const keepText = state.module === module && chars.length > 0 && chars.length <= task.length && chars.every((c) => task.vocab.includes(c));
+  setState(page, { module, tokenizer: 'char', weights: '', source: 'embedding',
+    config: { ...state.config, [module]: { ...exported.run.config.model } },
     ...(keepText ? {} : { text: sampleTokens(task).join(''), step: '' }) });
   page.weights = weights;
   page.weightsError = null;
@@ -158,7 +163,9 @@ function onRunUpdate(page, kind, run) {
 // The engine's error fields (engine.js: task, seed, batch, model.emb_dim, optimizer.lr, ...) as
 // the panel's controls.
 const FIELD_KEYS = { task: 'train', seed: 'trainseed', batch: 'trainbatch', steps: 'trainsteps', 'model.emb_dim': 'trainwidth',
-  'model.num_heads': 'trainheads', 'model.num_layers': 'trainlayers', 'model.ffn_dim': 'trainffn', 'optimizer.optimizer': 'trainopt', 'optimizer.lr': 'trainlr' };
+  'model.num_heads': 'trainheads', 'model.num_layers': 'trainlayers', 'model.ffn_dim': 'trainffn', 'optimizer.optimizer': 'trainopt', 'optimizer.lr': 'trainlr',
+  module: 'trainmodel', 'model.n_embd': 'trainwidth', 'model.n_head': 'trainheads', 'model.n_layer': 'trainlayers', 'model.rope': 'trainrope',
+  'model.num_kv_heads': 'trainkvheads', 'model.window': 'trainwindow' };
 const fieldOf = (field) => FIELD_KEYS[field] ?? 'train';
 
 // A redraw in the next animation frame; while the run trains, no sooner than DRAW_EVERY_MS after

@@ -18,6 +18,18 @@
 // logits (B,T,V) (nanoGPT's forward with targets; without, only the last position: generation,
 // generate.hpp) and attention_weights (n_layer,B,H,T,T), every layer's att after softmax (and
 // dropout). With a KV cache (generate.hpp) decode() runs one new position per row.
+//
+// Llama-style options (issue "Modern attention"; make_fixtures.py's LlamaStyleSelfAttention is the
+// PyTorch twin), all off by default, when the model is nanoGPT's exactly:
+//   rope (rope_base): no wpe; q and k rotated (ModernAttention's rope_table / rope) at the
+//     absolute positions 0..T-1 of the window, a decode step at its own position;
+//   num_kv_heads (0 = n_head): grouped-query heads. c_attn stays one Linear, now of width
+//     (n_head + 2 * num_kv_heads) * head_dim, split as [q | k | v] (q: n_head heads, k and v:
+//     num_kv_heads each), so the default is nanoGPT's 3 * n_embd c_attn byte for byte; k and v are
+//     repeated (repeat_kv) after the cache, which keeps only the num_kv_heads heads;
+//   window (sink_tokens): key j visible from query i iff i - window < j <= i, or j < sink_tokens.
+//     The KV cache keeps every position and masks (window_mask) the ones out of the window: its
+//     rows stay the positions, as without a window.
 #include <array>
 
 #include "generate.hpp"
@@ -26,11 +38,17 @@
 namespace attn {
 namespace {
 
-// GPTConfig(block_size, vocab_size, n_layer, n_head, n_embd, dropout, bias)
+// GPTConfig(block_size, vocab_size, n_layer, n_head, n_embd, dropout, bias), then the Llama-style options
 struct GPTConfig {
   int64_t V, block, L, H, C;
   float dropout;
   bool bias;
+  bool rope = false;
+  double rope_base = 10000.0;
+  int64_t kv_heads = 0;  // 0: n_head
+  int64_t window = 0, sink_tokens = 0;
+  int64_t Hk() const { return kv_heads > 0 ? kv_heads : H; }
+  bool llama() const { return rope || Hk() != H || window > 0; }
 };
 
 // torch.nn.init.normal_(t, mean=0.0, std=std)
@@ -57,25 +75,61 @@ AttentionSpec gpt_spec() {
 struct CausalSelfAttention {
   Linear c_attn, c_proj;  // nanoGPT's construction order
   int64_t C = 0;
+  bool llama = false;     // rope, grouped kv heads or a window (make_fixtures.py's LlamaStyleSelfAttention)
   AttentionSpec spec;
   CausalSelfAttention(const GPTConfig& c, Generator& gen)
-      : c_attn(c.C, 3 * c.C, c.bias, gen), c_proj(c.C, c.C, c.bias, gen), C(c.C), spec(gpt_spec()) {
+      : c_attn(c.C, (c.H + 2 * c.Hk()) * (c.C / c.H), c.bias, gen), c_proj(c.C, c.C, c.bias, gen), C(c.C), llama(c.llama()),
+        spec(gpt_spec()) {
     spec.heads = c.H, spec.d_k = spec.d_v = c.C / c.H, spec.dropout = c.dropout;
     spec.scale = static_cast<float>(1.0 / std::sqrt(static_cast<double>(spec.d_k)));
+    spec.kv_heads = c.Hk(), spec.rope = c.rope, spec.rope_base = c.rope_base;
+    spec.window = c.window, spec.sink_tokens = c.sink_tokens;
   }
 
-  // x (B,T,C) -> q, k, v (B,H,T,D)
-  std::array<Var, 3> qkv(const Var& x, Context& ctx) const {
+  // x (B,T,C) -> q (B,H,T,D), k, v (B,H_kv,T,D); rotated (rope) at positions pos0.. when on
+  std::array<Var, 3> qkv(const Var& x, Context& ctx, int64_t pos0) const {
     Var qkv = c_attn(ctx, x);
-    ctx.step("qkv", qkv, {"batch", "seq", "3*n_embd"}, "q, k, v  = self.c_attn(x).split(self.n_embd, dim=2)");
-    const int64_t H = spec.heads;
-    Var k = split_heads(ctx, chunk(ctx, qkv, 3, 1, 2), H);
-    ctx.step("k", k, {"batch", "heads", "seq", "d_head"}, "k = k.view(B, T, self.n_head, C // self.n_head).transpose(1, 2) # (B, nh, T, hs)");
-    Var q = split_heads(ctx, chunk(ctx, qkv, 3, 0, 2), H);
-    ctx.step("q", q, {"batch", "heads", "seq", "d_head"}, "q = q.view(B, T, self.n_head, C // self.n_head).transpose(1, 2) # (B, nh, T, hs)");
-    Var v = split_heads(ctx, chunk(ctx, qkv, 3, 2, 2), H);
-    ctx.step("v", v, {"batch", "heads", "seq", "d_head"}, "v = v.view(B, T, self.n_head, C // self.n_head).transpose(1, 2) # (B, nh, T, hs)");
+    const int64_t H = spec.heads, Hk = spec.kv_heads, D = spec.d_k;
+    if (!llama) {
+      ctx.step("qkv", qkv, {"batch", "seq", "3*n_embd"}, "q, k, v  = self.c_attn(x).split(self.n_embd, dim=2)");
+      Var k = split_heads(ctx, chunk(ctx, qkv, 3, 1, 2), H);
+      ctx.step("k", k, {"batch", "heads", "seq", "d_head"}, "k = k.view(B, T, self.n_head, C // self.n_head).transpose(1, 2) # (B, nh, T, hs)");
+      Var q = split_heads(ctx, chunk(ctx, qkv, 3, 0, 2), H);
+      ctx.step("q", q, {"batch", "heads", "seq", "d_head"}, "q = q.view(B, T, self.n_head, C // self.n_head).transpose(1, 2) # (B, nh, T, hs)");
+      Var v = split_heads(ctx, chunk(ctx, qkv, 3, 2, 2), H);
+      ctx.step("v", v, {"batch", "heads", "seq", "d_head"}, "v = v.view(B, T, self.n_head, C // self.n_head).transpose(1, 2) # (B, nh, T, hs)");
+      return {q, k, v};
+    }
+    ctx.step("qkv", qkv, {"batch", "seq", "(n_head+2*n_kv_head)*hs"}, "q, k, v = self.c_attn(x).split([H * hs, H_kv * hs, H_kv * hs], dim=2)");
+    const std::vector<int64_t> sizes{H * D, Hk * D, Hk * D};
+    Var k = split_heads(ctx, split(ctx, qkv, sizes, 1, 2), Hk);
+    ctx.step("k", k, {"batch", "kv_heads", "seq", "d_head"}, "k = k.view(B, T, H_kv, hs).transpose(1, 2) # (B, n_kv_head, T, hs)");
+    Var q = split_heads(ctx, split(ctx, qkv, sizes, 0, 2), H);
+    ctx.step("q", q, {"batch", "heads", "seq", "d_head"}, "q = q.view(B, T, H, hs).transpose(1, 2) # (B, nh, T, hs)");
+    Var v = split_heads(ctx, split(ctx, qkv, sizes, 2, 2), Hk);
+    ctx.step("v", v, {"batch", "kv_heads", "seq", "d_head"}, "v = v.view(B, T, H_kv, hs).transpose(1, 2) # (B, n_kv_head, T, hs)");
+    if (spec.rope) rotate_qk(ctx, q, k, positions(pos0, x.size(1)), D, spec.rope_base);
     return {q, k, v};
+  }
+
+  static std::vector<int64_t> positions(int64_t pos0, int64_t n) {
+    std::vector<int64_t> pos(static_cast<size_t>(n));
+    for (int64_t t = 0; t < n; ++t) pos[static_cast<size_t>(t)] = pos0 + t;
+    return pos;
+  }
+
+  // Grouped-query attention: every kv head serves n_head / num_kv_heads query heads.
+  std::array<Var, 2> repeat(Var k, Var v, Context& ctx) const {
+    repeat_kv_heads(ctx, k, v, spec.heads / spec.kv_heads);
+    return {k, v};
+  }
+
+  // The scores of queries at q_pos against keys at k_pos, causal and windowed (nanoGPT's causal
+  // triangle when there is no window).
+  Var mask(const Var& att, Context& ctx, const std::vector<int64_t>& q_pos, const std::vector<int64_t>& k_pos) const {
+    Attrs how;
+    how.causal = true, how.window = spec.window, how.sink_tokens = spec.sink_tokens;
+    return masked_fill(ctx, att, window_mask(q_pos, k_pos, true, spec.window, spec.sink_tokens), spec.fill, how);
   }
 
   Var scores(const Var& q, const Var& k, Context& ctx) const {
@@ -106,25 +160,42 @@ struct CausalSelfAttention {
 
   // The whole window, nanoGPT's forward; fill: a cache layer to receive k and v (prefill).
   Var operator()(const Var& x, Context& ctx, KVCache::Layer* fill, Var* weights) const {
-    auto [q, k, v] = qkv(x, ctx);
+    auto [q, k, v] = qkv(x, ctx, 0);
     if (fill) {  // no step: the attention reads k and v themselves, as nanoGPT does
       cache_append(ctx, k, fill->k, 0, "k");
       cache_append(ctx, v, fill->v, 0, "v");
     }
-    Var att = mask_scores(ctx, scores(q, k, ctx), spec, Tensor());
-    ctx.step("att_masked", att, {"batch", "heads", "seq_q", "seq_k"}, "att = att.masked_fill(self.bias[:,:,:T,:T] == 0, float('-inf'))");
-    return attend(att, v, ctx, weights);
+    if (!llama) {
+      Var att = mask_scores(ctx, scores(q, k, ctx), spec, Tensor());
+      ctx.step("att_masked", att, {"batch", "heads", "seq_q", "seq_k"}, "att = att.masked_fill(self.bias[:,:,:T,:T] == 0, float('-inf'))");
+      return attend(att, v, ctx, weights);
+    }
+    auto [kr, vr] = repeat(k, v, ctx);
+    const std::vector<int64_t> pos = positions(0, x.size(1));
+    Var att = mask(scores(q, kr, ctx), ctx, pos, pos);
+    ctx.step("att_masked", att, {"batch", "heads", "seq_q", "seq_k"},
+             "att = att.masked_fill(mask, float('-inf'))  # mask: j > i, or j <= i - window unless j < sink_tokens");
+    return attend(att, vr, ctx, weights);
   }
 
   // One new position per row against the cache's `cached` earlier ones: its q, k, v only; its
-  // query sees every cached key (its own included), so there is nothing to mask.
+  // query sees every cached key (its own included), so there is nothing to mask but the window.
   Var decode(const Var& x, Context& ctx, KVCache::Layer& cache, int64_t cached) const {
-    auto [q, k, v] = qkv(x, ctx);
+    auto [q, k, v] = qkv(x, ctx, cached);
     Var kc = cache_append(ctx, k, cache.k, cached, "k");
-    ctx.step("k_cache", kc, {"batch", "heads", "seq_k", "d_head"}, "k = torch.cat((k_cache, k), dim=2)  # KV cache: every earlier key, then this one");
+    ctx.step("k_cache", kc, {"batch", llama ? "kv_heads" : "heads", "seq_k", "d_head"},
+             "k = torch.cat((k_cache, k), dim=2)  # KV cache: every earlier key, then this one");
     Var vc = cache_append(ctx, v, cache.v, cached, "v");
-    ctx.step("v_cache", vc, {"batch", "heads", "seq_k", "d_head"}, "v = torch.cat((v_cache, v), dim=2)  # KV cache: every earlier value, then this one");
-    return attend(scores(q, kc, ctx), vc, ctx, nullptr);
+    ctx.step("v_cache", vc, {"batch", llama ? "kv_heads" : "heads", "seq_k", "d_head"},
+             "v = torch.cat((v_cache, v), dim=2)  # KV cache: every earlier value, then this one");
+    auto [kr, vr] = repeat(kc, vc, ctx);
+    Var att = scores(q, kr, ctx);
+    if (spec.window > 0 && cached + 1 > spec.window) {
+      att = mask(att, ctx, {cached}, positions(0, cached + 1));
+      ctx.step("att_masked", att, {"batch", "heads", "seq_q", "seq_k"},
+               "att = att.masked_fill(mask, float('-inf'))  # the cached keys out of the window");
+    }
+    return attend(att, vr, ctx, nullptr);
   }
 
   void parameters(const std::string& p, ParamList& out) {
@@ -199,10 +270,17 @@ class GPT : public Module, public Generative {
   GPT(const GPTConfig& c, Generator& gen) : c_(c) {
     if (c.C % c.H != 0)
       fail_at("config.n_head", "n_head (", c.H, ") must divide n_embd (", c.C, "): each head gets n_embd / n_head columns");
+    if (c.kv_heads < 0 || c.H % c.Hk() != 0)
+      fail_at("config.num_kv_heads", "num_kv_heads (", c.kv_heads, ") must divide n_head (", c.H,
+              "): each key/value head serves n_head / num_kv_heads query heads (0: n_head, 1: multi-query)");
+    if (c.rope && (c.C / c.H) % 2 != 0)
+      fail_at("config.rope", "rope rotates pairs of columns: the head width n_embd / n_head (", c.C / c.H, ") must be even");
     wte = Tensor::empty({c.V, c.C});  // nn.Embedding(vocab_size, n_embd): normal_(0, 1)
     gen.embedding_init(wte.data(), static_cast<size_t>(wte.numel()));
-    wpe = Tensor::empty({c.block, c.C});
-    gen.embedding_init(wpe.data(), static_cast<size_t>(wpe.numel()));
+    if (!c.rope) {  // with rope there is no wpe: positions enter q and k
+      wpe = Tensor::empty({c.block, c.C});
+      gen.embedding_init(wpe.data(), static_cast<size_t>(wpe.numel()));
+    }
     for (int64_t i = 0; i < c.L; ++i) h.emplace_back(c, gen);
     ln_f = LayerNorm(c.C, c.bias);
     Linear lm_head(c.C, c.V, false, gen);  // nn.Linear(n_embd, vocab_size, bias=False)
@@ -247,9 +325,10 @@ class GPT : public Module, public Generative {
     return head(x, false, ctx);
   }
 
+  // num_kv_heads heads per layer (GQA's saving: n_head / num_kv_heads times fewer bytes per token)
   KVCache make_cache(int64_t B) const override {
     KVCache cache;
-    const Shape shape{B, c_.H, c_.block, c_.C / c_.H};
+    const Shape shape{B, c_.Hk(), c_.block, c_.C / c_.H};
     for (int64_t i = 0; i < c_.L; ++i) cache.layers.push_back({Tensor::zeros(shape), Tensor::zeros(shape)});
     return cache;
   }
@@ -259,7 +338,7 @@ class GPT : public Module, public Generative {
 
   void parameters(const std::string& p, ParamList& out) override {
     out.emplace_back(p + "transformer.wte.weight", &wte);  // also lm_head.weight: named once, as named_parameters()
-    out.emplace_back(p + "transformer.wpe.weight", &wpe);
+    if (!c_.rope) out.emplace_back(p + "transformer.wpe.weight", &wpe);
     for (size_t i = 0; i < h.size(); ++i) h[i].parameters(p + "transformer.h." + std::to_string(i) + ".", out);
     ln_f.parameters(p + "transformer.ln_f.", out);
   }
@@ -286,7 +365,7 @@ class GPT : public Module, public Generative {
   // in named_parameters() order.
   void init_weights(Generator& gen) {
     normal_init(wte, 0.02, gen);
-    normal_init(wpe, 0.02, gen);
+    if (!c_.rope) normal_init(wpe, 0.02, gen);
     for (Block& b : h)
       for (Linear* l : {&b.attn.c_attn, &b.attn.c_proj, &b.mlp.c_fc, &b.mlp.c_proj}) init_linear(*l, gen);
     normal_init(wte, 0.02, gen);
@@ -295,10 +374,15 @@ class GPT : public Module, public Generative {
       for (Linear* l : {&b.attn.c_proj, &b.mlp.c_proj}) normal_init(l->weight, std, gen);
   }
 
-  // tok_emb + pos_emb at positions [pos0, pos0 + T), through transformer.drop
+  // tok_emb + pos_emb at positions [pos0, pos0 + T), through transformer.drop (rope: tok_emb alone)
   Var embed(const std::vector<int64_t>& ids, int64_t B, int64_t T, int64_t pos0, Context& ctx) const {
     Var tok = embedding(ctx, ctx.param(wte), ids, {B, T}, "idx");
     ctx.step("tok_emb", tok, {"batch", "seq", "n_embd"}, "tok_emb = self.transformer.wte(idx) # token embeddings of shape (b, t, n_embd)");
+    if (c_.rope) {
+      Var x = dropout(ctx, tok, ctx.train ? c_.dropout : 0.f);
+      ctx.step("x", x, {"batch", "seq", "n_embd"}, "x = self.transformer.drop(tok_emb)  # rope: no wpe, positions rotate q and k");
+      return x;
+    }
     std::vector<int64_t> pos(static_cast<size_t>(T));
     for (int64_t t = 0; t < T; ++t) pos[static_cast<size_t>(t)] = pos0 + t;
     Var pe = embedding(ctx, ctx.param(wpe), pos, {T});
@@ -329,7 +413,9 @@ class GPT : public Module, public Generative {
 
 std::unique_ptr<Module> make(const GPTConfig& c, Generator& g) { return std::make_unique<GPT>(c, g); }
 std::unique_ptr<Module> make_from(const attn::Config& c, Generator& g) {
-  return make({c.i("vocab_size"), c.i("block_size"), c.i("n_layer"), c.i("n_head"), c.i("n_embd"), c.f("dropout"), c.b("bias")}, g);
+  return make({c.i("vocab_size"), c.i("block_size"), c.i("n_layer"), c.i("n_head"), c.i("n_embd"), c.f("dropout"), c.b("bias"),
+               c.b("rope"), c.d("rope_base"), c.i("num_kv_heads"), c.i("window"), c.i("sink_tokens")},
+              g);
 }
 
 }  // namespace
@@ -339,14 +425,20 @@ ModuleInfo info_GPT() {
   s.prefix = "transformer.h.*.attn.";
   return {"GPT", "nanoGPT", "GPT",
           "nanoGPT's GPT: token + position embeddings, n_layer pre-norm blocks of causal self-attention (one c_attn "
-          "split into q, k, v) and a GELU MLP, ln_f, lm_head tied to wte; generates token by token with a KV cache.",
+          "split into q, k, v) and a GELU MLP, ln_f, lm_head tied to wte; generates token by token with a KV cache. "
+          "Llama-style options: rotary positions instead of wpe, grouped-query kv heads, a sliding window.",
           {{"vocab_size", ArgType::Int, true, 0, 1, 65536, "vocabulary size"},
            {"block_size", ArgType::Int, true, 0, 1, 4096, "longest sequence the causal mask covers"},
            {"n_layer", ArgType::Int, true, 0, 1, 48, "layers"},
            {"n_head", ArgType::Int, true, 0, 1, 256, "number of heads"},
            {"n_embd", ArgType::Int, true, 0, 1, 4096, "embedding size"},
            {"dropout", ArgType::Float, false, 0.0, 0, 1, "dropout rate in train mode: embeddings, attention weights, residual branches"},
-           {"bias", ArgType::Bool, false, 1.0, 0, 1, "bias in the Linears and LayerNorms (as GPT-2)"}},
+           {"bias", ArgType::Bool, false, 1.0, 0, 1, "bias in the Linears and LayerNorms (as GPT-2)"},
+           {"rope", ArgType::Bool, false, 0, 0, 1, "rotary positions on q and k in every block instead of wpe (Llama)"},
+           {"rope_base", ArgType::Float, false, 10000.0, 1, 1e7, "RoPE frequency base"},
+           {"num_kv_heads", ArgType::Int, false, 0, 0, 256, "key/value heads (0: n_head; 1: multi-query; must divide n_head): c_attn gives (n_head + 2 * num_kv_heads) * head_dim columns, [q | k | v]"},
+           {"window", ArgType::Int, false, 0, 0, 4096, "sliding window: key j visible from query i only if i - window < j <= i (0: none)"},
+           {"sink_tokens", ArgType::Int, false, 0, 0, 4096, "attention sinks: the first keys stay visible under the window"}},
           {{"idx", InputKind::Ids, false, InputRole::tokens, {"batch", "seq"}, "", "(B,T) token ids"}},
           {"output", "attention_weights"},
           make_from,

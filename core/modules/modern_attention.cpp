@@ -71,19 +71,8 @@ class ModernAttention : public Module {
     ctx.step("q_heads", q, {"batch", "heads", "seq", "d_head"}, "q = q.view(B, T, H, D).transpose(1, 2)");
     ctx.step("k_heads", k, {"batch", "kv_heads", "seq", "d_head"}, "k = k.view(B, T, H_kv, D).transpose(1, 2)");
     ctx.step("v_heads", v, {"batch", "kv_heads", "seq", "d_head"}, "v = v.view(B, T, H_kv, D).transpose(1, 2)");
-    if (c_.rope) {
-      const Var cos = rope_table(ctx, pos, D_, c_.rope_base, false), sin = rope_table(ctx, pos, D_, c_.rope_base, true);
-      ctx.step("cos", cos, {"seq", "d_head"}, "cos = torch.cat((angles, angles), dim=-1).cos()");
-      ctx.step("sin", sin, {"seq", "d_head"}, "sin = torch.cat((angles, angles), dim=-1).sin()");
-      q = rope(ctx, q, cos, sin), k = rope(ctx, k, cos, sin);
-      ctx.step("q_rot", q, {"batch", "heads", "seq", "d_head"}, "q = q * cos + rotate_half(q) * sin");
-      ctx.step("k_rot", k, {"batch", "kv_heads", "seq", "d_head"}, "k = k * cos + rotate_half(k) * sin");
-    }
-    if (Hk != H) {
-      k = repeat_kv(ctx, k, H / Hk), v = repeat_kv(ctx, v, H / Hk);
-      ctx.step("k_repeated", k, {"batch", "heads", "seq", "d_head"}, "k = k.repeat_interleave(H // H_kv, dim=1)");
-      ctx.step("v_repeated", v, {"batch", "heads", "seq", "d_head"}, "v = v.repeat_interleave(H // H_kv, dim=1)");
-    }
+    if (c_.rope) rotate_qk(ctx, q, k, pos, D_, c_.rope_base);
+    repeat_kv_heads(ctx, k, v, H / Hk);
     Var scores = scale_scores(ctx, matmul_bt(ctx, q, k), spec_);
     ctx.step("scores", scores, {"batch", "heads", "seq_q", "seq_k"}, "scores = q @ k.transpose(-2, -1) / math.sqrt(D)");
     if (c_.alibi) {
@@ -143,6 +132,26 @@ class ModernAttention : public Module {
   int64_t D_ = 0;
   Linear q_proj, k_proj, v_proj, o_proj;
 };
+
+}  // namespace
+
+void rotate_qk(Context& ctx, Var& q, Var& k, const std::vector<int64_t>& positions, int64_t D, double base) {
+  const Var cos = rope_table(ctx, positions, D, base, false), sin = rope_table(ctx, positions, D, base, true);
+  ctx.step("cos", cos, {"seq", "d_head"}, "cos = torch.cat((angles, angles), dim=-1).cos()");
+  ctx.step("sin", sin, {"seq", "d_head"}, "sin = torch.cat((angles, angles), dim=-1).sin()");
+  q = rope(ctx, q, cos, sin), k = rope(ctx, k, cos, sin);
+  ctx.step("q_rot", q, {"batch", "heads", "seq", "d_head"}, "q = q * cos + rotate_half(q) * sin");
+  ctx.step("k_rot", k, {"batch", "kv_heads", "seq", "d_head"}, "k = k * cos + rotate_half(k) * sin");
+}
+
+void repeat_kv_heads(Context& ctx, Var& k, Var& v, int64_t n) {
+  if (n == 1) return;
+  k = repeat_kv(ctx, k, n), v = repeat_kv(ctx, v, n);
+  ctx.step("k_repeated", k, {"batch", "heads", "seq", "d_head"}, "k = k.repeat_interleave(H // H_kv, dim=1)");
+  ctx.step("v_repeated", v, {"batch", "heads", "seq", "d_head"}, "v = v.repeat_interleave(H // H_kv, dim=1)");
+}
+
+namespace {
 
 std::unique_ptr<Module> make(const Config& c, Generator& g) {
   const int64_t heads = c.i("num_heads");

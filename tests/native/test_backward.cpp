@@ -267,6 +267,14 @@ std::vector<Case> layout_cases() {
            for (int j = 3; j < 6; ++j) y.push_back(x[0][r * 9 + j]);
          return y;
        }},
+      {"split (torch.split's uneven middle slice: GPT's k columns under grouped-query heads)", {{2, 3, 9}},
+       [](Context& c, const std::vector<Var>& v) { return attn::split(c, v[0], {4, 2, 3}, 1, 2); },
+       [](const std::vector<Vec>& x, const Node&) {
+         Vec y;
+         for (int r = 0; r < 6; ++r)
+           for (int j = 4; j < 6; ++j) y.push_back(x[0][r * 9 + j]);
+         return y;
+       }},
       {"concat", {{2, 3}, {2, 2}}, [](Context& c, const std::vector<Var>& v) { return attn::concat(c, {v[0], v[1], v[0]}); },
        [](const std::vector<Vec>& x, const Node&) {
          Vec y;

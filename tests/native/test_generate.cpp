@@ -107,6 +107,58 @@ TEST_CASE("a decode step computes one position against a cache that grows (B, H,
   CHECK(r.ids[0].size() == 35);
 }
 
+TEST_CASE("a Llama-style GPT (rope, grouped kv heads, a window) generates with a cache of num_kv_heads heads, as without it", "[generate][llama]") {
+  // 4 query heads over 2 (then 1) kv heads, a window of 5 with a sink, block_size 12: the cache's
+  // decode steps mask the keys that left the window, and the sequence outgrows block_size
+  const std::string config = R"({"vocab_size": 29, "block_size": 12, "n_layer": 2, "n_head": 4, "n_embd": 16, "rope": true, )";
+  for (const char* kv : {"2", "1"}) {
+    const std::string sc = gpt_scenario(config + R"("num_kv_heads": )" + kv + R"(, "window": 5, "sink_tokens": 1})", "[2, 3]",
+                                        "[1, 2, 3, 20, 21, 22]", R"({"max_new_tokens": 16, "temperature": 0.8})", true);
+    const int64_t Hk = std::stoll(kv);
+    for (bool simd : {false, true}) {
+      attn::set_use_simd(simd);
+      const attn::Result cached = run_with_cache(sc, true), full = run_with_cache(sc, false);
+      const double d = max_logits_diff(cached, full);
+      INFO((simd ? "SIMD" : "scalar") << ", num_kv_heads " << kv << ": max |cached - recomputed| logits = " << d);
+      CHECK(d <= 1e-5);
+      size_t decodes = 0;
+      for (const attn::GeneratedToken& g : cached.generated) {
+        const int64_t t = std::min<int64_t>(g.position, 12);
+        CHECK(g.cache_shape == attn::Shape{2, Hk, t, 4});
+        CHECK(g.cache_bytes == 2 * 2 * 2 * Hk * t * 4 * 4);  // k and v, 2 layers, B = 2, float32: 64 * Hk bytes per position and row
+        if (g.mode != "decode") continue;
+        ++decodes;
+        for (const attn::Step& s : g.steps) {
+          if (s.name == "transformer.h.1.attn.k_cache") CHECK(s.value.shape() == attn::Shape{2, Hk, t, 4});
+          if (s.name == "transformer.h.1.attn.att_masked") CHECK(t > 5);  // only once keys have left the window
+        }
+      }
+      CHECK(decodes >= 8);
+    }
+  }
+  attn::set_use_simd(true);
+}
+
+TEST_CASE("a GPT's Llama-style options are refused with the rule they break", "[generate][llama][errors]") {
+  const auto field_of = [](const std::string& config) {
+    try {
+      attn::run(attn::parse_scenario(gpt_scenario(config, "[1, 2]", "[1, 2]", R"({"max_new_tokens": 1})")));
+    } catch (const attn::Error& e) {
+      INFO(e.what());
+      return e.field();
+    }
+    return std::string("no error");
+  };
+  const std::string base = R"({"vocab_size": 9, "block_size": 8, "n_layer": 1, "n_head": 4, "n_embd": 12, )";
+  CHECK(field_of(base + R"("num_kv_heads": 3})") == "config.num_kv_heads");
+  CHECK_THROWS_WITH(attn::run_json(gpt_scenario(base + R"("num_kv_heads": 3})", "[1, 2]", "[1, 2]", R"({"max_new_tokens": 1})")),
+                    Catch::Contains("num_kv_heads (3) must divide n_head (4)"));
+  CHECK(field_of(base + R"("num_kv_heads": 8})") == "config.num_kv_heads");
+  CHECK(field_of(R"({"vocab_size": 9, "block_size": 8, "n_layer": 1, "n_head": 4, "n_embd": 12, "rope": true})") == "config.rope");
+  CHECK(field_of(base + R"("window": -1})") == "config.window");
+  CHECK(field_of(base + R"("num_kv_heads": 2, "window": 3})") == "no error");
+}
+
 TEST_CASE("greedy picks the largest logit; top_k 1 and a tiny top_p sample it too", "[generate]") {
   const std::string greedy = gpt_scenario(kConfig, "[1, 3]", "[10, 20, 30]", R"({"max_new_tokens": 8, "temperature": 0})");
   const attn::Result g = attn::run(attn::parse_scenario(greedy));

@@ -58,7 +58,7 @@ export const trainEn = {
   'training.batch': 'Batch size',
   'training.steps': 'Steps',
   'training.model': 'Model size',
-  'training.settingsHint': 'A changed setting starts the run again from step 0. The settings are part of the link, so the link trains the same model with the same losses anywhere.',
+  'training.settingsHint': 'A changed setting starts the run again from step 0. The settings are part of the link, so the link trains the same model with the same losses anywhere. `module` GPT trains nanoGPT\'s GPT of this size instead (its MLP is 4 × emb_dim wide, so `ffn_dim` does not apply), optionally Llama-style: `rope` instead of position embeddings, `num_kv_heads` (0: num_heads) and a sliding `window` (0: none); Show in the playground then hands it to Generate mode too, which generates with its KV cache.',
   'training.exportWeights': 'Weights (.safetensors)',
   'training.exportRun': 'Run (JSON)',
   'training.toPlayground': 'Show in the playground',

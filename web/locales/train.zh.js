@@ -56,7 +56,7 @@ export const trainZh = {
   'training.batch': '批大小',
   'training.steps': '训练步数',
   'training.model': '模型大小',
-  'training.settingsHint': '修改任何设置都会从第 0 步重新开始。设置都写在链接里，所以同一个链接在任何地方都训练出同一个模型、同样的损失。',
+  'training.settingsHint': '修改任何设置都会从第 0 步重新开始。设置都写在链接里，所以同一个链接在任何地方都训练出同一个模型、同样的损失。`module` 选 GPT 时训练同样大小的 nanoGPT GPT（其 MLP 宽 4 × emb_dim，`ffn_dim` 不适用），可选 Llama 风格：用 `rope` 代替位置嵌入、`num_kv_heads`（0：等于 num_heads）和滑动窗口 `window`（0：无）；“在演练场中查看”之后，生成模式也会用它并借助 KV 缓存生成。',
   'training.exportWeights': '权重（.safetensors）',
   'training.exportRun': '训练记录（JSON）',
   'training.toPlayground': '在演练场中查看',

@@ -1,5 +1,5 @@
-// The training loop of "Train in the page", without messaging or DOM: a CausalTransformer trained
-// through the core's trainer (bindings/attention.mjs) on a task's seeded batches (tasks.js), with
+// The training loop of "Train in the page", without messaging or DOM: a CausalTransformer (or a
+// GPT, optionally Llama-style: rope, num_kv_heads, window) trained through the core's trainer (bindings/attention.mjs) on a task's seeded batches (tasks.js), with
 // held-out accuracy, snapshots of the sample's attention and pattern scores (patterns.js), and
 // exports (.safetensors weights, the run as JSON). worker.js drives it from a Web Worker; Node
 // tests (tests/node/train-tasks.test.mjs) drive it directly.
@@ -9,6 +9,8 @@ import { batchStream, getTask, heldOutSet } from './tasks.js';
 
 const DEFAULTS = { evalEvery: 25, recordEvery: 10, heldout: 256 };
 const MODEL_KNOBS = ['emb_dim', 'num_heads', 'ffn_dim', 'num_layers'];
+const MODULES = ['CausalTransformer', 'GPT'];
+const GPT_OPTIONS = ['rope', 'num_kv_heads', 'window'];  // the core GPT's Llama-style options
 const OPTIMIZER_KNOBS = ['optimizer', 'lr', 'momentum', 'dampening', 'nesterov', 'betas', 'eps', 'weight_decay', 'clip_grad_norm'];
 
 const fail = (field, message) => { throw Object.assign(new Error(message), { field }); };
@@ -21,17 +23,28 @@ function positiveInt(value, field, max) {
 // The whole training run as plain data (what a link and exportRun() record): the task's defaults
 // under the settings given. Only the model's size is open; its vocabulary and context are the
 // task's. An optimizer change replaces the task's optimizer settings rather than mixing with them.
+// module 'GPT' trains nanoGPT's GPT of the same size (emb_dim, num_heads, num_layers as n_embd,
+// n_head, n_layer; its MLP is 4 * n_embd wide, so ffn_dim does not apply) with the task's
+// vocabulary and context as vocab_size and block_size, and settings.model's rope, num_kv_heads and
+// window: config.model is then the GPT's config as the core takes it.
 export function resolveConfig(settings = {}) {
   const task = getTask(settings.task ?? 'copy');
   const seed = settings.seed ?? 1;
   if (!Number.isInteger(seed) || seed < 0 || seed > 0xffffffff) fail('seed', `seed (${seed}) must be an integer from 0 to 4294967295`);
-  const model = { ...task.model };
+  const module = settings.module ?? 'CausalTransformer';
+  if (!MODULES.includes(module)) fail('module', `module (${module}) must be one of ${MODULES.join(', ')}`);
+  let model = { ...task.model };
   for (const k of MODEL_KNOBS) if (settings.model?.[k] !== undefined) model[k] = settings.model[k];
+  if (module === 'GPT') {
+    model = { vocab_size: model.vocab_size, block_size: model.context_length, n_layer: model.num_layers, n_head: model.num_heads,
+      n_embd: model.emb_dim, dropout: model.dropout, bias: true };
+    for (const k of GPT_OPTIONS) if (settings.model?.[k] !== undefined) model[k] = settings.model[k];
+  }
   const given = settings.optimizer ?? {};
   const sameKind = !given.optimizer || given.optimizer === task.optimizer.optimizer;
   const optimizer = sameKind ? { ...task.optimizer } : { optimizer: given.optimizer, lr: task.optimizer.lr };
   for (const k of OPTIMIZER_KNOBS) if (given[k] !== undefined) optimizer[k] = given[k];
-  const out = { task: task.id, seed, model, optimizer, batch: settings.batch ?? task.batch, steps: settings.steps ?? task.steps };
+  const out = { task: task.id, seed, module, model, optimizer, batch: settings.batch ?? task.batch, steps: settings.steps ?? task.steps };
   for (const [k, v] of Object.entries(DEFAULTS)) out[k] = settings[k] ?? v;
   positiveInt(out.batch, 'batch', 1024);
   positiveInt(out.steps, 'steps', 100000);
@@ -41,7 +54,7 @@ export function resolveConfig(settings = {}) {
   return out;
 }
 
-// The core's error fields renamed to the settings' (config.emb_dim -> model.emb_dim).
+// The core's error fields renamed to the settings' (config.emb_dim -> model.emb_dim, config.n_head -> model.n_head).
 function renameField(e) {
   if (typeof e.field === 'string') e.field = e.field.replace(/^config\./, 'model.').replace(/^optimize\./, 'optimizer.');
   return e;
@@ -52,7 +65,7 @@ function renameField(e) {
 export function trainScenario(config, first) {
   const shape = first.shape;
   return {
-    module: 'CausalTransformer', config: config.model, seed: config.seed, train: true,
+    module: config.module ?? 'CausalTransformer', config: config.model, seed: config.seed, train: true,
     inputs: [{ name: 'idx', shape, data: first.idx }],
     loss: { fn: 'cross_entropy', target: { shape, data: Array.from(first.target) }, ignore_index: -100 },
     optimize: { ...config.optimizer, steps: 1 },
@@ -82,10 +95,17 @@ export function accuracy(logits, target, V) {
   return n ? hit / n : 0;
 }
 
+// The model's layers and heads, and the step holding layer l's attention weights (1,H,T,T).
+const layersOf = (config) => (config.module === 'GPT' ? config.model.n_layer : config.model.num_layers);
+const headsOf = (config) => (config.module === 'GPT' ? config.model.n_head : config.model.num_heads);
+const weightsStep = (config, l) => (config.module === 'GPT' ? `transformer.h.${l}.attn.att_softmax` : `layers.${l}.attn.attn_weights`);
+
 // The buffers PyTorch's state_dict holds beside the parameters, so that a strict
 // load_state_dict accepts the file: PositionalEncoding's pe (1, context, C) as the core computed
-// it (its traced `pe` step), and each layer's causal mask triu(ones(context, context), 1).
+// it (its traced `pe` step), and each layer's causal mask triu(ones(context, context), 1). A GPT
+// is its parameters as named_parameters() names them (lm_head.weight is transformer.wte.weight).
 function stateDict(params, pe, config) {
+  if (config.module === 'GPT') return params.map((p) => ({ name: p.name, shape: p.shape, data: p.data.slice() }));
   const n = config.model.context_length;
   const mask = new Float32Array(n * n);
   for (let i = 0; i < n; i++) for (let j = i + 1; j < n; j++) mask[i * n + j] = 1;
@@ -113,27 +133,27 @@ function accuracyOn(trainer, b, V) {
 }
 
 // The sample through the model as it is now: each layer's attention weights (1,H,T,T), the
-// logits (1,T,V) and the positional table the core used (for the export's pe buffer).
-function forwardSample(trainer, task, layers) {
+// logits (1,T,V) and the positional table the core used (for the export's pe buffer; a GPT has none).
+function forwardSample(trainer, task, config) {
   trainer.setInput('idx', task.sample.idx, task.sample.shape);
   const r = trainer.forward({ trace: true, grads: false });
   const byName = new Map(r.steps.map((s) => [s.name, s]));
-  const attention = Array.from({ length: layers }, (_, l) => byName.get(`layers.${l}.attn.attn_weights`).data);
-  return { attention, logits: r.outputs[0].data, pe: byName.get('pe').data };
+  const attention = Array.from({ length: layersOf(config) }, (_, l) => byName.get(weightsStep(config, l)).data);
+  return { attention, logits: r.outputs[0].data, pe: byName.get('pe')?.data ?? null };
 }
 
 // {step, loss, attention, logits, predictions (argmax per position), scores (per layer, per head)}
 function takeSnapshot(trainer, task, config, context, state) {
-  const T = task.length, H = config.model.num_heads;
-  const { attention, logits } = forwardSample(trainer, task, config.model.num_layers);
+  const T = task.length, H = headsOf(config);
+  const { attention, logits } = forwardSample(trainer, task, config);
   const predictions = argmaxRows(logits, task.vocabSize, new Int32Array(T));
   const scores = attention.map((w) => scoreLayer(w, H, T, context));
   return { step: state.steps, loss: state.loss, attention, logits, predictions, scores, heads: H, length: T };
 }
 
 function exportWeights(trainer, task, config, steps) {
-  const { pe } = forwardSample(trainer, task, config.model.num_layers);
-  const metadata = { format: 'pt', module: 'CausalTransformer', config: JSON.stringify(config.model),
+  const { pe } = forwardSample(trainer, task, config);
+  const metadata = { format: 'pt', module: config.module ?? 'CausalTransformer', config: JSON.stringify(config.model),
     task: config.task, seed: String(config.seed), step: String(steps) };
   return encodeSafetensors(stateDict(trainer.params(), pe, config), metadata);
 }

@@ -13,7 +13,7 @@ const setText = (el, text) => { if (el.textContent !== text) el.textContent = te
 export function createTrainControls(root, { onField, onCommand }) {
   const $ = (id) => root.querySelector(`#${id}`);
   const fields = [...root.querySelectorAll('[data-train-field]')];
-  for (const el of fields) el.addEventListener('change', () => onField(el.dataset.trainField, el.value));
+  for (const el of fields) el.addEventListener('change', () => onField(el.dataset.trainField, el.type === 'checkbox' ? el.checked : el.value));
   const buttons = Object.fromEntries([...root.querySelectorAll('[data-command]')].map((b) => [b.dataset.command, b]));
   for (const [name, b] of Object.entries(buttons)) b.addEventListener('click', () => onCommand(name));
   const stats = { step: $('train-step-count'), loss: $('train-loss'), heldout: $('train-accuracy'), batch: $('train-batch-accuracy'), speed: $('train-speed') };
@@ -27,6 +27,7 @@ export function createTrainControls(root, { onField, onCommand }) {
     //     stats: {step, loss, heldout, batch, speed} (texts), raw: {loss, heldout} (numbers), status (text)}
     update(v) {
       for (const el of fields) {
+        if (el.type === 'checkbox') { el.checked = !!v.values[el.dataset.trainField]; continue; }
         const value = String(v.values[el.dataset.trainField] ?? '');
         if (el.value !== value && document.activeElement !== el) el.value = value;
       }
