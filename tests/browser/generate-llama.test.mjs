@@ -4,9 +4,9 @@
 // within 1e-5; a window typed in the panel generates again, the cache masking what left it.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { after, before, test } from 'node:test';
+import { after, before } from 'node:test';
 import { CHARS } from '../../web/generation.js';
-import { launch, openPage, startServer } from './harness.mjs';
+import { launch, openPage, startServer, test } from './harness.mjs';
 
 let server, browser;
 before(async () => {
