@@ -93,3 +93,22 @@ test('training mode trains a Llama-style GPT (rope, 2 heads over 1 kv head, wind
   assert.equal(await page.getByTestId('generate-text').textContent(), 'CAFEBJGH|CAFEBJG');
   assert.deepEqual(errors, []);
 });
+
+test('the playground\'s GPT form offers rope, num_kv_heads and window: the steps show no wpe, 2 kv heads repeated, the window\'s mask', async () => {
+  const config = { GPT: { block_size: 16, n_layer: 1, n_head: 4, n_embd: 16, rope: true, num_kv_heads: 2, window: 3 } };
+  const { page, errors } = await openPage(browser.context, `${server.url}#module=GPT&config=${encodeURIComponent(JSON.stringify(config))}`);
+  await page.waitForFunction(() => window.playground.result()?.module === 'GPT', null, { timeout: 30000 });
+  assert.equal(await page.getByTestId('arg-rope').isChecked(), true);
+  assert.equal(await page.getByTestId('arg-num_kv_heads').inputValue(), '2');
+  const r = await page.evaluate(() => {
+    const steps = window.playground.result().steps;
+    const get = (n) => steps.find((s) => s.name === n);
+    return { names: steps.map((s) => s.name), k: get('transformer.h.0.attn.k').shape, rep: get('transformer.h.0.attn.k_repeated').shape,
+      mask: get('transformer.h.0.attn.att_masked').attrs, qkv: get('transformer.h.0.attn.qkv').shape };
+  });
+  const T = r.k[2];
+  assert.ok(!r.names.includes('pos_emb') && r.names.includes('transformer.h.0.attn.q_rot'), r.names.join());
+  assert.deepEqual([r.qkv, r.k, r.rep], [[1, T, (4 + 2 * 2) * 4], [1, 2, T, 4], [1, 4, T, 4]]);
+  assert.equal(r.mask.window, 3);
+  assert.deepEqual(errors, []);
+});
