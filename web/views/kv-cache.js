@@ -6,6 +6,7 @@
 import { i18nText, t } from '../i18n.js';
 
 const FLOAT_BYTES = 4;
+const KIND_NAMES = { mha: 'kvcache.mha', gqa: 'kvcache.gqa', mqa: 'kvcache.mqa' };
 
 // [{kind: 'mha' | 'gqa' | 'mqa', kvHeads, perToken, total}] for T tokens, or null when the module
 // has no num_kv_heads argument or its numbers do not make a model (the core says why).
@@ -56,7 +57,7 @@ export function createKvCacheView(container) {
         if (r.current) { tr.className = 'current'; tr.setAttribute('aria-current', 'true'); }
         const th = document.createElement('th');
         th.scope = 'row';
-        th.textContent = t(`kvcache.${r.kind}`) + (r.current ? t('kvcache.this') : '');
+        th.textContent = t(KIND_NAMES[r.kind]) + (r.current ? t('kvcache.this') : '');
         const cells = [String(r.kvHeads), bytes(r.perToken), bytes(r.total)].map((text) => Object.assign(document.createElement('td'), { textContent: text }));
         tr.append(th, ...cells);
         return tr;
