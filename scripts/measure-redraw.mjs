@@ -5,7 +5,8 @@
 //   redraw: keydown event -> the page's input handler has recomputed and redrawn everything
 //   frame:  keydown event -> the next frame after it has been produced (includes style/layout/paint)
 // With --at steps the page is scrolled to the step cards first, so their heatmaps repaint too
-// (cards off screen only update their text until scrolled into view).
+// (cards off screen only update their text until scrolled into view). Firefox runs with its timer
+// rounding off (harness.mjs fineTimers): by default its performance.now() moves in 1 ms steps.
 // --hash sets the page state, e.g. --hash 'backend=wasm' (WebGPU comparisons off) or
 // --hash 'module=Transformer&config={"Transformer":{"emb_dim":64,"num_heads":4,"num_layers":2}}'.
 //   node scripts/measure-redraw.mjs [--browser chromium|firefox] [--keys 240] [--at steps] [--hash STATE]
@@ -19,7 +20,7 @@ const engine = args.includes('--browser') ? args[args.indexOf('--browser') + 1] 
 const sentence = "the animal didn't cross the street because it was too tired";
 
 const server = await startServer();
-const browser = await launch({ engine });
+const browser = await launch({ engine, fineTimers: true });
 try {
   const { page, errors } = await openPage(browser.context, `${server.url}${hash}`);
   await page.setViewportSize({ width: 1366, height: 900 });

@@ -59,7 +59,7 @@ double best_gflops(Fn fn, double flop_per_iter, double ms, int reps, volatile fl
     const double t0 = now_ms();
     *sink = *sink + fn(iters);
     const double t = now_ms() - t0;
-    best = std::max(best, flop_per_iter * double(iters) / (t * 1e6));
+    if (t > 0) best = std::max(best, flop_per_iter * double(iters) / (t * 1e6));  // a coarse clock can read 0: inf is no JSON
   }
   return best;
 }

@@ -70,10 +70,20 @@ function forwardReport(results, lines, notes) {
     ['B×T×C, heads', 'core native', 'PyTorch CPU', 'onnxruntime-node', 'core / PyTorch', 'core / ort-node'],
     main.map((s) => [SHAPE(s), cell(get('core-native', s)), cell(get('torch-cpu', s)), cell(get('ort-node', s)),
       rcell(ratio(get('core-native', s), get('torch-cpu', s))), rcell(ratio(get('core-native', s), get('ort-node', s)))]));
-  table(`WASM in headless Chromium (${results.browser.coreKernels}, 1 thread; onnxruntime-web ${results.browser.ort} wasm EP, tfjs ${results.browser.tfjs} wasm backend)`,
-    ['B×T×C, heads', 'core WASM', 'ort-web wasm', 'tfjs wasm', 'core / ort', 'core / tfjs'],
+  // Firefox's columns (run.mjs firefoxRuns: runs named firefox:<backend>) when that engine ran.
+  const ff = results.firefox, ffName = ff && `Firefox ${/Firefox\/([\d.]+)/.exec(ff.userAgent)?.[1] ?? ''}`.trim();
+  const ffPeak = ceilingOf(results.peaks?.firefox_wasm);
+  table(`WASM in headless Chromium (V8)${ff ? ` and ${ffName} (SpiderMonkey)` : ''} (${results.browser.coreKernels}, 1 thread; onnxruntime-web ${results.browser.ort} wasm EP, tfjs ${results.browser.tfjs} wasm backend)`,
+    ['B×T×C, heads', 'core WASM', 'ort-web wasm', 'tfjs wasm', 'core / ort', 'core / tfjs',
+      ...(ff ? ['core WASM, Firefox', 'ort wasm, Firefox', 'tfjs wasm, Firefox', 'core / ort, Firefox', 'core, Firefox / Chromium'] : [])],
     main.map((s) => [SHAPE(s), cell(get('core-wasm', s)), cell(get('ort-wasm', s)), cell(get('tfjs-wasm', s)),
-      rcell(ratio(get('core-wasm', s), get('ort-wasm', s))), rcell(ratio(get('core-wasm', s), get('tfjs-wasm', s)))]));
+      rcell(ratio(get('core-wasm', s), get('ort-wasm', s))), rcell(ratio(get('core-wasm', s), get('tfjs-wasm', s))),
+      ...(ff ? [cell(get('firefox:core-wasm', s)), cell(get('firefox:ort-wasm', s)), cell(get('firefox:tfjs-wasm', s)),
+        rcell(ratio(get('firefox:core-wasm', s), get('firefox:ort-wasm', s))), rcell(ratio(get('firefox:core-wasm', s), get('core-wasm', s)))] : [])]));
+  if (ff) {
+    lines.push(`${ffName}: ${ff.userAgent}; WASM SIMD128 ${ff.wasmSimd ? 'validated' : 'NOT validated'}; measured peak ${ffPeak ? `${PEAK_NAMES[ffPeak.kind] ?? ffPeak.kind} ${ffPeak.gflops.toFixed(1)} GFLOP/s` : 'not measured'}` +
+      `; WebGPU adapter ${ff.adapter ? JSON.stringify(ff.adapter) : `none${ff.gpuError ? ` (${ff.gpuError})` : ''}`}.`, '');
+  }
   table(`WebGPU on adapter "${adapterName}"${swift ? ' — SwiftShader, a CPU emulation of a GPU: compare the backends with each other only, never with a real GPU' : ''}`,
     ['B×T×C, heads', 'core WebGPU', 'ort-web webgpu', 'tfjs webgpu', 'core / ort', 'core / tfjs'],
     main.map((s) => [SHAPE(s), cell(get('core-webgpu', s)), cell(get('ort-webgpu', s)), cell(get('tfjs-webgpu', s)),

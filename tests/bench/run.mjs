@@ -5,7 +5,8 @@
 // (report.mjs), with the scaling chart (chart.mjs).
 //   native core (attention-bench, native_bench.cpp)  vs PyTorch 1.13 CPU (torch_bench.py), 1 thread, OpenBLAS,
 //     and onnxruntime-node's CPU execution provider (ort_node_bench.mjs), 1 thread, on torch_bench.py's ONNX export
-//   WASM core vs onnxruntime-web wasm vs tfjs-backend-wasm, in headless Chromium (page.js)
+//   WASM core vs onnxruntime-web wasm vs tfjs-backend-wasm, in headless Chromium (page.js), and again
+//     in headless Firefox (Debian's firefox-esr: SpiderMonkey beside V8) at the WASM table's sizes
 //   WebGPU core (GpuAttention) vs onnxruntime-web webgpu vs tfjs-backend-webgpu, same adapter
 // Training (TRAIN_CASES): zero_grad + forward + loss + backward + AdamW, native core
 // (attention-train-bench, train_bench.cpp) vs PyTorch, the page's core (core.trainer) vs tfjs-wasm.
@@ -62,6 +63,10 @@ const SEED_SHAPE = { B: 64, T: 10, C: 512, H: 8 };
 const shapes = [...SCALING_T.map((T) => ({ B: 1, T, C: 768, H: 12 })), SEED_SHAPE];
 const shapeArg = shapes.map((s) => `${s.B},${s.T},${s.C},${s.H}`).join(';');
 const BROWSER_BACKENDS = ['core-wasm', 'ort-wasm', 'tfjs-wasm', 'core-webgpu', 'ort-webgpu', 'tfjs-webgpu'];
+// Firefox: the WASM table's backends at its sizes (its WebGPU, on Mesa's lavapipe, is another CPU
+// emulation of a GPU: not timed).
+const FIREFOX_BACKENDS = ['core-wasm', 'ort-wasm', 'tfjs-wasm'];
+const MAIN_SHAPES = [...MAIN_T.map((T) => ({ B: 1, T, C: 768, H: 12 })), SEED_SHAPE];
 
 function machine() {
   const info = readFileSync('/proc/cpuinfo', 'utf8');
@@ -113,20 +118,32 @@ function runJson(cmd, args) {
 const protoArgs = ['--warmup', String(protocol.warmup), '--warmup-ms', String(protocol.warmupMs), '--runs', String(protocol.runs), '--min-run-ms', String(protocol.minRunMs),
   '--long-call-ms', String(protocol.longCallMs)];
 
-async function browserRuns(results) {
+// The bench page (page.html) open in `engine`, set up: its page and pageerror messages.
+async function benchPage(engine) {
   const server = await serveBench();
-  const browser = await launch();
+  const browser = await launch({ engine, fineTimers: true });
+  const page = await browser.context.newPage();
+  const pageErrors = [];
+  page.on('pageerror', (e) => pageErrors.push(String(e)));
+  const close = async () => { await browser.close(); await server.close(); };
   try {
-    const page = await browser.context.newPage();
-    const pageErrors = [];
-    page.on('pageerror', (e) => pageErrors.push(String(e)));
     await page.goto(server.url);
     await page.waitForSelector('body[data-ready="true"]', { timeout: 60000 });
-    results.browser = await page.evaluate(() => window.bench.setup());
+    return { page, pageErrors, setup: await page.evaluate(() => window.bench.setup()), close };
+  } catch (e) {
+    await close();
+    throw e;
+  }
+}
+
+async function browserRuns(results) {
+  const { page, pageErrors, setup, close } = await benchPage('chromium');
+  try {
+    results.browser = setup;
     log('browser:', results.browser.coreKernels, '| adapter', JSON.stringify(results.browser.adapter), results.browser.gpuError ?? '');
     log('WASM peak (before):', peakText(results.browser.peak_before));
     if (doForward) {
-      await forwardRuns(page, results);
+      await forwardRuns(page, results, shapes, BROWSER_BACKENDS);
       results.browser.peak_after = await page.evaluate(() => window.bench.peak());
       log('WASM peak (after):', peakText(results.browser.peak_after));
     }
@@ -139,8 +156,24 @@ async function browserRuns(results) {
     }
     results.browser.pageErrors = pageErrors;
   } finally {
-    await browser.close();
-    await server.close();
+    await close();
+  }
+}
+
+// The WASM table's Firefox columns: the same page, protocol and checks in Debian's firefox-esr
+// (SpiderMonkey instead of V8), at the table's sizes; runs are named firefox:<backend>.
+async function firefoxRuns(results) {
+  const { page, pageErrors, setup, close } = await benchPage('firefox');
+  try {
+    results.firefox = setup;
+    log('firefox:', setup.userAgent, '|', setup.coreKernels, '| WASM SIMD', setup.wasmSimd, '| adapter', JSON.stringify(setup.adapter), setup.gpuError ?? '');
+    log('Firefox WASM peak (before):', peakText(setup.peak_before));
+    await forwardRuns(page, results, MAIN_SHAPES, FIREFOX_BACKENDS, 'firefox:');
+    results.firefox.peak_after = await page.evaluate(() => window.bench.peak());
+    log('Firefox WASM peak (after):', peakText(results.firefox.peak_after));
+    results.firefox.pageErrors = pageErrors;
+  } finally {
+    await close();
   }
 }
 
@@ -159,12 +192,13 @@ function logTrain(backend, name, r) {
     : r.error);
 }
 
-// The forward table's browser backends, shape by shape (skipping sizes the emulated GPU cannot finish).
-async function forwardRuns(page, results) {
+// The forward table's browser backends, shape by shape (skipping sizes the emulated GPU cannot
+// finish); each run is recorded as `${prefix}${backend}`.
+async function forwardRuns(page, results, shapeList, backends, prefix = '') {
   const skippedFrom = {};  // backend@C,H -> why larger T are not run
   const last = {};         // backend@C,H -> {T, ms} of the last size measured
-  for (const shape of shapes) {
-    for (const backend of BROWSER_BACKENDS) {
+  for (const shape of shapeList) {
+    for (const backend of backends) {
       const key = `${backend}@${shape.C},${shape.H}`;
       const predicted = last[key] && shape.B === 1 ? (last[key].ms * flops(shape)) / flops({ ...shape, T: last[key].T }) : 0;
       let r;
@@ -176,8 +210,8 @@ async function forwardRuns(page, results) {
       } else r = await page.evaluate(([b, s, p]) => window.bench.run(b, s, p), [backend, shape, protocol]);
       if (r.median_ms != null && shape.B === 1) last[key] = { T: shape.T, ms: r.median_ms };
       if (r.second_call_ms > protocol.maxCallMs && !skippedFrom[key]) skippedFrom[key] = `not run: at T=${shape.T} ${r.skipped}`;
-      results.runs.push({ backend, ...shape, ...r });
-      log(`${backend.padEnd(12)} T=${String(shape.T).padStart(4)} B=${shape.B} C=${shape.C}:`,
+      results.runs.push({ backend: `${prefix}${backend}`, ...shape, ...r });
+      log(`${`${prefix}${backend}`.padEnd(12)} T=${String(shape.T).padStart(4)} B=${shape.B} C=${shape.C}:`,
         r.median_ms != null ? `${r.median_ms.toFixed(2)} ms [${r.min_ms.toFixed(2)}, ${r.max_ms.toFixed(2)}] diff ${r.max_abs_diff_vs_torch?.toExponential(1)}` : (r.error ?? r.skipped));
     }
   }
@@ -252,11 +286,16 @@ if (doGenerate) {
 if (doForward || doTrain) {
   log(`browser: ${doForward ? 'WASM and WebGPU backends, then the WASM training steps' : 'WASM training steps'}`);
   await browserRuns(results);
+  if (doForward) {
+    log('firefox: the WASM backends at the WASM table\'s sizes');
+    await firefoxRuns(results);
+  }
 }
 
 results.machine.loadavg_after = loadavg();
 results.peaks = { native: bestPeaks(results.native?.peak_before, results.native?.peak_after),
-  wasm: bestPeaks(results.browser?.peak_before, results.browser?.peak_after) };
+  wasm: bestPeaks(results.browser?.peak_before, results.browser?.peak_after),
+  firefox_wasm: bestPeaks(results.firefox?.peak_before, results.firefox?.peak_after) };
 results.seconds = (Date.now() - started) / 1000;
 if (doForward) {
   const chartPath = quick ? `${OUT}/scaling.svg` : `${ROOT}docs/bench-scaling.svg`;

@@ -114,14 +114,18 @@ export async function launchBrowser({ engine: name = engine, ...options } = {}) 
 // options.locale: the browser's language (navigator.languages), e.g. 'zh-CN'; default en-US.
 // options.engine: 'chromium' or 'firefox' instead of BROWSER's (scripts/measure-redraw.mjs, the bench).
 // Other options go to the context as they are (a phone: {viewport, hasTouch: true, isMobile: true}).
-export async function launch({ engine: name = engine, locale, ...options } = {}) {
+// options.fineTimers: Firefox's performance.now() without its 1 ms rounding (privacy.reduceTimerPrecision
+// off), for the measuring scripts (measure-redraw, the bench); Chromium's is fine already.
+export async function launch({ engine: name = engine, locale, fineTimers = false, ...options } = {}) {
   const userDataDir = mkdtempSync(join(tmpdir(), `attn-${name}-`));
   const { type, options: base } = engineOf(name);
+  const prefs = { ...base.firefoxUserPrefs, ...(fineTimers ? { 'privacy.reduceTimerPrecision': false } : {}), ...options.firefoxUserPrefs };
   const context = await type.launchPersistentContext(userDataDir, {
     ...base,
     headless: true,
     ...(locale ? { locale } : {}),
     ...options,
+    ...(name === 'firefox' ? { firefoxUserPrefs: prefs } : {}),
   });
   return {
     context,

@@ -17,7 +17,7 @@ import { createEngine } from '../../web/train/engine.js';
 import { trainZh } from '../../web/locales/train.zh.js';
 import { trainEn } from '../../web/locales/train.en.js';
 import { TASK_IDS } from '../../web/train/tasks.js';
-import { launch, openPage, startServer, test, typeAndEnter } from './harness.mjs';
+import { heavy, launch, openPage, startServer, test, typeAndEnter } from './harness.mjs';
 
 let server, browser, core, dir;
 before(async () => {
@@ -144,7 +144,8 @@ test('#train=induction trains to 0.95, names an induction head, scrubs back, pau
   assert.deepEqual(errors, []);
 });
 
-test('the same in Chinese: trains, names the induction head 归纳, no English text of the panel', async () => {
+test('the same in Chinese: trains, names the induction head 归纳, no English text of the panel',
+  heavy('the training of the test above again (70 s in Firefox at load 20), in Chinese: i18n.test.mjs checks the Chinese page in Firefox'), async () => {
   const { page, errors } = await openTraining('train=induction&lang=zh');
   assert.equal((await page.getByTestId('train-start').textContent()).trim(), '训练');
   await trainTo95(page);
