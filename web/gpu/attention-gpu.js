@@ -15,7 +15,9 @@ const SHADERS = {
   weights: new URL('./attention-weights.wgsl', import.meta.url),
   naive: new URL('./attention-naive.wgsl', import.meta.url),
   rope: new URL('./rope.wgsl', import.meta.url),
+  loopCap: new URL('./loop-cap.wgsl', import.meta.url),
 };
+const LOOP_PROBE = 512 * 256;  // the iterations loop-cap.wgsl asks for
 
 // The kernels keep a query row and an output row in fixed arrays (DMAX in attention-fused.wgsl).
 export const MAX_HEAD_DIM = 128;
@@ -292,8 +294,8 @@ export class GpuAttention {
     const limits = {};
     for (const k of ['maxStorageBufferBindingSize', 'maxBufferSize']) limits[k] = adapter.limits[k];
     const device = await adapter.requestDevice({ requiredLimits: limits });
-    const [common, linear, fused, weights, naive, rope] = await Promise.all(
-      [SHADERS.common, SHADERS.linear, SHADERS.fused, SHADERS.weights, SHADERS.naive, SHADERS.rope].map(loadText));
+    const [common, linear, fused, weights, naive, rope, loopCap] = await Promise.all(
+      [SHADERS.common, SHADERS.linear, SHADERS.fused, SHADERS.weights, SHADERS.naive, SHADERS.rope, SHADERS.loopCap].map(loadText));
     const gpu = new GpuAttention(adapter, device, onLost);
     gpu.paramLayout = paramLayout(common);
     device.pushErrorScope('validation');
@@ -302,12 +304,13 @@ export class GpuAttention {
     // main thread, which also rasters the page (SwiftShader: seconds without a frame at start-up).
     const pipeline = (code, entryPoint = 'main') => device.createComputePipelineAsync({ layout: 'auto', compute: { module: module(code), entryPoint } });
     const naiveCode = `${common}\n${naive}`;
-    const [pLinear, pFused, pWeights, pScores, pNormalize, pWeighted, pRope] = await Promise.all([
+    const [pLinear, pFused, pWeights, pScores, pNormalize, pWeighted, pRope, pLoopCap] = await Promise.all([
       pipeline(linear), pipeline(`${common}\n${fused}`), pipeline(`${common}\n${weights}`),
-      pipeline(naiveCode, 'scores'), pipeline(naiveCode, 'normalize_rows'), pipeline(naiveCode, 'weighted_sum'), pipeline(rope)]);
+      pipeline(naiveCode, 'scores'), pipeline(naiveCode, 'normalize_rows'), pipeline(naiveCode, 'weighted_sum'), pipeline(rope), pipeline(loopCap)]);
     gpu.pipelines = { linear: pLinear, fused: pFused, weights: pWeights, scores: pScores, normalizeRows: pNormalize, weightedSum: pWeighted, rope: pRope };
     const error = await device.popErrorScope();
     if (error) throw new Error(`WebGPU shader error: ${error.message}`);
+    gpu.loopCap = await gpu.measureLoopCap(pLoopCap);
     return gpu;
   }
 
@@ -385,20 +388,43 @@ export class GpuAttention {
     };
   }
 
+  // The iterations one loop nest may run per invocation here (loop-cap.wgsl): Infinity where all
+  // it asked for ran, 65,535 in Firefox 153, which ends longer nests silently.
+  async measureLoopCap(pipeline) {
+    const out = this.empty(1);
+    const enc = this.device.createCommandEncoder();
+    const pass = enc.beginComputePass();
+    this.dispatch(pass, pipeline, [out], 1);
+    pass.end();
+    this.device.queue.submit([enc.finish()]);
+    const n = new Uint32Array((await this.read(out, 1)).buffer)[0];
+    out.destroy();
+    return n < LOOP_PROBE ? n : Infinity;
+  }
+
+  // Whether the fused kernel's loop nest (per 16-key tile: the key and value staging, then per key
+  // the score's Dk and the output's Dv iterations) stays under half the loop cap; else the naive
+  // passes run, whose loops are O(S) or O(D) per invocation.
+  fusedFits({ S, Dk, Dv }) {
+    const perTile = 16 * (Dk + Dv + 1) + 2 * Math.ceil((16 * Math.max(Dk, Dv)) / 64);
+    return 2 * Math.ceil(S / 16) * perTile < this.loopCap;
+  }
+
   // The attention itself, fused or as the naive three passes (their (B, H, T, S) buffer made on
-  // first use): what run() computes and timeAttention() times.
+  // first use): what run() computes and timeAttention() times. Returns 'fused' or 'naive'.
   encodeAttention(pass, plan, bufs, naive, keep) {
     const { B, H, T, S, Dv } = plan;
     const { params, q, k, v, mask, o, pos, slopes } = bufs;
-    if (!naive) {
+    if (!naive && this.fusedFits(plan)) {
       this.dispatch(pass, this.pipelines.fused, [params, q, k, v, mask, o, pos, slopes], Math.ceil(T / 64), H, B);
-      return;
+      return 'fused';
     }
     bufs.P ??= keep(this.empty(B * H * T * S));
     // Each entry point's 'auto' layout holds only the bindings it uses.
     this.dispatch(pass, this.pipelines.scores, { 0: params, 1: q, 2: k, 4: mask, 5: bufs.P, 7: pos, 8: slopes }, Math.ceil(S / 8), Math.ceil(T / 8), B * H);
     this.dispatch(pass, this.pipelines.normalizeRows, { 0: params, 5: bufs.P }, Math.ceil((B * H * T) / 64));
     this.dispatch(pass, this.pipelines.weightedSum, { 0: params, 3: v, 5: bufs.P, 6: o }, Math.ceil(Dv / 8), Math.ceil(T / 8), B * H);
+    return 'naive';
   }
 
   // The weights of the chosen heads ('all' or {b, h}): {buffer, count, shape}.
@@ -406,6 +432,11 @@ export class GpuAttention {
     const all = weights === 'all';
     const sel = all ? { wb0: 0, wh0: 0, wnb: plan.B, wnh: plan.H } : { wb0: weights.b, wh0: weights.h, wnb: 1, wnh: 1 };
     if (sel.wb0 + sel.wnb > plan.B || sel.wh0 + sel.wnh > plan.H) throw new Error(`no head ${weights.h} of batch item ${weights.b}`);
+    // Its loop nest per query row: every key's score (Dk iterations). Past the cap it would be wrong.
+    const nest = plan.S * (plan.Dk + 1);
+    if (2 * nest >= this.loopCap) {
+      throw new Error(`the attention weights of ${plan.S} keys at head dim ${plan.Dk} take ${nest} loop iterations per GPU thread; this WebGPU ends a loop after ${this.loopCap}`);
+    }
     const count = sel.wnb * sel.wnh * plan.T * plan.S;
     const buffer = keep(this.empty(count));
     this.dispatch(pass, this.pipelines.weights, [keep(this.params(plan, sel)), bufs.q, bufs.k, bufs.mask, buffer, bufs.pos, bufs.slopes], Math.ceil(plan.T / 64), sel.wnh, sel.wnb);
@@ -443,7 +474,7 @@ export class GpuAttention {
       const enc = this.device.createCommandEncoder();
       const pass = enc.beginComputePass();
       const bufs = this.prepare(pass, plan, keep);
-      this.encodeAttention(pass, plan, bufs, naive, keep);
+      const kernel = this.encodeAttention(pass, plan, bufs, naive, keep);
       const w = weights ? this.encodeWeights(pass, plan, bufs, weights, keep) : null;
       let out = bufs.o, outCount = plan.o.size;
       if (plan.out) {
@@ -460,6 +491,7 @@ export class GpuAttention {
       return {
         output: { shape: plan.outShape, data: output },
         attentionWeights: attentionWeights && { shape: w.shape, data: attentionWeights },
+        kernel,
         ms: performance.now() - t0,
       };
     } finally {
