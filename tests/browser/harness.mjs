@@ -50,7 +50,8 @@ export async function startServer() {
 // bridged on Playwright's socket to the browser; every other message passes unchanged, and a Firefox
 // that has what is missing answers for itself:
 // 1. emulation.setMediaFeaturesOverride (prefers-color-scheme, sent for every context and page; no
-//    suite emulates a colour scheme) is an unknown command: its error becomes an empty success.
+//    suite emulates a colour scheme) is an unknown command: its error becomes an empty success, so
+//    page.emulateMedia does nothing in Firefox (a11y.test.mjs's reduced-motion test is Chromium's).
 // 2. browsingContext.downloadWillBegin / downloadEnd carry no `download` id (and navigation null for
 //    a blob: link), so Playwright dropped them and page.waitForEvent('download') never fired: each
 //    download gets an id, and its end the same one (matched by url).
