@@ -72,6 +72,7 @@ export function createBackend(core, els, onChoice) {
   let unavailable = null;   // why WebGPU cannot be used (no adapter, lost, failed): () => text, re-read per render for the language
   let wanted = 'auto';
   let last = null;          // {diff, wasmMs, gpuMs, module}
+  let calls = 0;            // compare() calls so far: a check shows its result only if none came after it
 
   const active = () => (wanted !== 'wasm' && gpu && !unavailable ? 'webgpu' : 'wasm');
 
@@ -105,6 +106,9 @@ export function createBackend(core, els, onChoice) {
   async function check(job) {
     try {
       const { diff, head, gpuMs } = await compareOnGpu(gpu, job);
+      // The page moved on while the GPU worked (e.g. to a module without a GPU path, whose notice
+      // this would overwrite): the newer call's notice or check stands.
+      if (job.call !== calls) return;
       last = { diff, wasmMs: job.wasmMs, gpuMs, module: job.scenario.module, head };
       els.diff.textContent = diff.toExponential(2);
       els.diff.dataset.value = String(diff);
@@ -135,6 +139,7 @@ export function createBackend(core, els, onChoice) {
     // the GPU when WebGPU is active. selection {b, h}: the batch item and head the page displays,
     // whose weights are compared; call again when it changes.
     compare(scenario, result, wasmMs, selection = { b: 0, h: 0 }) {
+      calls += 1;
       if (active() !== 'webgpu') { render(); return; }
       const support = gpuSupport(scenario, result);
       if (!support.ok) {
@@ -143,7 +148,7 @@ export function createBackend(core, els, onChoice) {
         render(t('backend.wasmOnly', { module: scenario.module, wasm: WASM, reason: support.reason }));
         return;
       }
-      queue.push({ scenario, result, wasmMs, selection });
+      queue.push({ scenario, result, wasmMs, selection, call: calls });
     },
     needsParams: () => active() === 'webgpu',
     gpu: () => gpu,

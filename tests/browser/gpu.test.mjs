@@ -209,6 +209,26 @@ test('the page shows the WebGPU backend, its difference from WASM, and falls bac
   assert.deepEqual(errors, []);
 });
 
+test('a GPU check still running when the module changes to one without a GPU path does not overwrite its notice', async () => {
+  // Seen in Firefox (lavapipe, slower): CausalMultiHeadAttention's check finished after the switch
+  // to EncoderLayer and replaced "EncoderLayer computes on WASM SIMD here" with "... compared".
+  const { page, errors } = await openPage(browser.context, server.url);
+  await page.waitForSelector('body[data-backend-ready="true"]');
+  await page.waitForFunction(() => window.playground.backend.active() === 'webgpu' && window.playground.backend.idle());
+  await page.evaluate(() => {
+    const gpu = window.playground.backend.gpu(), run = gpu.run.bind(gpu);
+    gpu.run = async (...args) => { await new Promise((done) => setTimeout(done, 1500)); return run(...args); };
+  });
+  await page.getByTestId('tokens-input').fill('a slow check starts');
+  await page.waitForFunction(() => !window.playground.backend.idle());
+  await page.locator('#module').selectOption('EncoderLayer');
+  const notice = page.getByTestId('backend-notice');
+  await notice.filter({ hasText: 'EncoderLayer computes on WASM SIMD here' }).waitFor();
+  await page.waitForFunction(() => window.playground.backend.idle(), null, { timeout: 30000 });
+  assert.match(await notice.textContent(), /^EncoderLayer computes on WASM SIMD here/);
+  assert.deepEqual(errors, []);
+});
+
 test('backend.compare checks the head the caller passes, after the next frame, newest job only', async () => {
   const { page, errors } = await openPage(browser.context, server.url);
   await page.waitForSelector('body[data-backend-ready="true"]');
