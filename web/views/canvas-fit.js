@@ -28,13 +28,17 @@ export function createCanvasBox(className = '') {
         canvas.style.height = `${h}px`;
         resized = true;
       }
+      this.show(W, H);
+      return resized;
+    },
+    // The box's size alone (W × H css px), the bitmap untouched: room taken before a paint.
+    show(W, H) {
       const size = `${W}x${H}`;
       if (size !== shown) {
         shown = size;
         clip.style.width = `${W}px`;
         clip.style.height = `${H}px`;
       }
-      return resized;
     },
   };
 }

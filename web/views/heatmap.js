@@ -344,6 +344,13 @@ export function createHeatmap({ className = '', thumb = false, onCell = null } =
     canvas,
     view: () => hm.view,
     png: () => png(hm),
+    // Takes the room the heatmap of `data` will take ({slice: {rows, cols}, width, rowLabels?,
+    // colLabels?, values?}) before it is painted: a card drawn when it scrolls into view (lazy.js)
+    // then does not push what is below it (a click aimed there would land elsewhere).
+    reserve(data) {
+      const { w, h } = layout({ ...hm, view: data }, data.width);
+      box.show(Math.ceil(w), Math.ceil(h));
+    },
     // The name of a heatmap whose data is current but not drawn yet (lazy.js: scrolled out of view).
     setLabel(text) { canvas.setAttribute('aria-label', text); },
     // The element (a value table) that holds the heatmap's numbers: its long description.

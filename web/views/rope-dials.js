@@ -79,19 +79,27 @@ export function createRopeDials() {
   const dials = document.createElement('div');
   dials.className = 'rope-dial-row';
   dials.setAttribute('role', 'group');
+  dials.tabIndex = 0;   // one row that scrolls sideways: the keyboard scrolls it too
   figure.append(caption, label, dials);
   let last = null, chosen = null;
 
-  function draw() {
-    if (!last) return;
-    const T = last.step.shape.at(-2);
+  // Everything but the dials (caption, token select): what takes room before the card is painted.
+  function frame(d) {
+    const T = d.step.shape.at(-2);
     const position = Math.min(chosen ?? T - 1, T - 1);
-    if (select.options.length !== T) {
-      select.replaceChildren(...Array.from({ length: T }, (_, p) => Object.assign(document.createElement('option'), { value: String(p), textContent: last.labels?.[p] != null ? `${p}: ${last.labels[p]}` : String(p) })));
+    const options = Array.from({ length: T }, (_, p) => (d.labels?.[p] != null ? `${p}: ${d.labels[p]}` : String(p)));
+    if ([...select.options].map((o) => o.textContent).join('\n') !== options.join('\n')) {
+      select.replaceChildren(...options.map((text, p) => Object.assign(document.createElement('option'), { value: String(p), textContent: text })));
     }
     select.value = String(position);
+    caption.textContent = t('rope.caption', { name: d.step.name, from: d.from.name, position, n: d.step.shape.at(-1) / 2 });
+    return position;
+  }
+
+  function draw() {
+    if (!last) return;
+    const position = frame(last);
     const pairs = ropePairs({ ...last, position });
-    caption.textContent = t('rope.caption', { name: last.step.name, from: last.from.name, position, n: pairs.length });
     dials.setAttribute('aria-label', t('rope.groupLabel', { name: last.step.name, position, thetas: pairs.map((p) => formatValue(p.theta, 2)).join(', ') }));
     dials.replaceChildren(...pairs.map(dial));
     figure.dataset.position = String(position);
@@ -100,6 +108,11 @@ export function createRopeDials() {
 
   return {
     element: figure,
+    // d as update's: the caption and the token select now, the dials when update() paints them.
+    prepare(d) {
+      figure.hidden = !d;
+      if (d) frame(d);
+    },
     // d: {step, from (its input before the rotation), cos, sin (the table steps), lead (indices of
     // the dims before seq: batch, heads), labels (the tokens along seq, or null)}, or null: hidden.
     update(d) {

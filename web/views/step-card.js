@@ -72,8 +72,6 @@ function drawGrad(sc, { axes, at, where, rowLabels, colLabels, width }) {
   grad.figure.hidden = !step.grad;
   if (!step.grad) return;
   const slice = slice2d({ ...step, data: step.grad }, axes, at);
-  const text = t(ctx.plan.loss === 'next' ? 'grads.captionNext' : 'grads.captionSum', { name: step.name });
-  if (grad.caption.textContent !== text) grad.caption.textContent = text;
   grad.heatmap.update({
     slice, scale: scaleFor(step.grad), width, rowLabels, colLabels,
     label: t('step.gradHeatmap', { name: step.name, where, rows: slice.rows, cols: slice.cols }),
@@ -118,18 +116,42 @@ function labelsFor(sc, axis, b) {
   return labels && labels.length === step.shape[axis] ? labels : null;
 }
 
-function draw(sc) {
-  const { step, ctx, els } = sc;
+// What the value heatmap draws and how big, without its numbers: axes, the fixed indices, the
+// batch item, the token labels, its width and whether values fit in the cells.
+function geometry(sc) {
+  const { step, ctx } = sc;
   const axes = heatmapAxes(step.dims, step.shape);
-  buildSelectors(sc, axes);
   const at = step.shape.map((_, i) => sc.fixed.get(i) ?? 0);
   const bDim = step.dims.indexOf('batch');
   const b = bDim >= 0 ? at[bDim] : 0;
+  const rows = axes.row < 0 ? 1 : step.shape[axes.row], cols = axes.col < 0 ? 1 : step.shape[axes.col];
+  // Side by side with its gradient on wide cards, one above the other on narrow ones.
+  const width = step.grad && ctx.width >= 560 ? Math.floor(ctx.width / 2) - 8 : ctx.width;
+  return { axes, at, b, rows, cols, width, rowLabels: labelsFor(sc, axes.row, b), colLabels: labelsFor(sc, axes.col, b), values: cols <= 8 && rows <= 16 };
+}
+
+// A card not drawn yet (off screen) still takes its heatmaps' room, so drawing it when it scrolls
+// into view moves nothing below it.
+function reserve(sc) {
+  const g = geometry(sc);
+  buildSelectors(sc, g.axes);
+  sc.els.rope.prepare(ropeData(sc, g.at, g.rowLabels));
+  const data = { slice: { rows: g.rows, cols: g.cols }, width: g.width, rowLabels: g.rowLabels, colLabels: g.colLabels };
+  sc.els.heatmap.reserve({ ...data, values: g.values });
+  if (!sc.step.grad) return;
+  sc.els.grad.heatmap.reserve(data);
+  // dL/d(step), captioned with the loss it is of (scenario.js lossFor)
+  const text = t(sc.ctx.plan.loss === 'next' ? 'grads.captionNext' : 'grads.captionSum', { name: sc.step.name });
+  if (sc.els.grad.caption.textContent !== text) sc.els.grad.caption.textContent = text;
+}
+
+function draw(sc) {
+  const { step, ctx, els } = sc;
+  const { axes, at, b, width, rowLabels, colLabels, values } = geometry(sc);
+  buildSelectors(sc, axes);
   const slice = slice2d(step, axes, at);
   const rowDim = axes.row >= 0 ? step.dims[axes.row] : '';
   const colDim = step.dims[axes.col];
-  const rowLabels = labelsFor(sc, axes.row, b);
-  const colLabels = labelsFor(sc, axes.col, b);
   // Weights (softmax, dropout) show the mask's cells hatched.
   const weights = (step.op === 'softmax' || step.op === 'dropout') && rowDim === 'seq_q' && colDim === 'seq_k';
   const masked = weights && ctx.mask ? (r, c) => ctx.mask.at(b, r, c) : null;
@@ -142,11 +164,9 @@ function draw(sc) {
     return masked?.(r, c) ? t('ui.masked', { text }) : text;
   };
   const label = t('step.heatmap', { name: step.name, where, rows: slice.rows, cols: slice.cols });
-  // Side by side with its gradient on wide cards, one above the other on narrow ones.
-  const width = step.grad && ctx.width >= 560 ? Math.floor(ctx.width / 2) - 8 : ctx.width;
   els.heatmap.update({
     slice, scale: ctx.scale, width, rowLabels, colLabels, masked, fill: ctx.fill, describeCell, label, weights: weights || isWeightsStep(step),
-    values: slice.cols <= 8 && slice.rows <= 16,
+    values,
   });
   els.table.update({ slice, rowLabels, colLabels, masked, caption: `${step.name}[${where}]`, corner: `${rowDim} \\ ${colDim}` });
   drawGrad(sc, { axes, at, where, rowLabels, colLabels, width });
@@ -155,11 +175,15 @@ function draw(sc) {
 
 // A rope step (q_rot, k_rot): its pairs as rotations (rope-dials.js) for the batch item and head
 // the selectors chose; its inputs are the vectors before the turn and the cos / sin tables.
-function drawRope(sc, at, rowLabels) {
-  const { step, ctx, els } = sc;
+function ropeData(sc, at, rowLabels) {
+  const { step, ctx } = sc;
   const [from, cos, sin] = step.op === 'rope' ? [0, 1, 2].map((k) => ctx.input?.(k)) : [];
   const ok = from && cos && sin && from.shape.join() === step.shape.join() && step.dims.at(-2) === 'seq';
-  els.rope.update(ok ? { step, from, cos, sin, lead: at.slice(0, -2), labels: rowLabels } : null);
+  return ok ? { step, from, cos, sin, lead: at.slice(0, -2), labels: rowLabels } : null;
+}
+
+function drawRope(sc, at, rowLabels) {
+  sc.els.rope.update(ropeData(sc, at, rowLabels));
 }
 
 export function createStepCard({ onSelect }) {
@@ -194,7 +218,9 @@ export function createStepCard({ onSelect }) {
       // Named now, drawn (and named with its numbers) when on screen: never a stale name.
       els.heatmap.setLabel(t('step.heatmapPending', { name: s.name, shape }));
       els.grad.figure.hidden = !s.grad;
+      els.maps.classList.toggle('with-grad', !!s.grad);
       if (s.grad) els.grad.heatmap.setLabel(t('step.gradHeatmapPending', { name: s.name, shape }));
+      reserve(sc);
       lazy.request();
     },
     remove() {
