@@ -43,17 +43,20 @@ if (!only || only === 'native') {
 if (!only || only === 'node') suites.push(nodeTests('tests/node', 'wasm under Node'));
 const ENGINE_NAMES = { chromium: 'Chromium', firefox: 'Firefox' };
 const engines = !process.env.BROWSER || process.env.BROWSER === 'both' ? Object.keys(ENGINE_NAMES) : [process.env.BROWSER];
-// CI's 30 minutes on 2 cores hold Chromium's whole browser pass (6-7 min) but not a second one in
-// Firefox: npm test's Firefox pass runs the suites issue 20 names (the playground, course pages,
-// exports, i18n, weights, soak, training, generation and WebGPU), their heaviest cases trimmed where
-// the suite says so (harness.mjs heavy()). BROWSER_FULL=1 runs every suite and case in Firefox.
-const FIREFOX_SUITES = ['playground', 'course', 'export', 'i18n', 'weights', 'soak', 'train', 'generate', 'gpu'].map((s) => `${s}.test.mjs`);
+// CI's 30 minutes on 2 cores (a quiet fresh-clone run: 18 min, Chromium's pass 428 s, Firefox's
+// 203 s) hold Chromium's whole browser pass and a Firefox pass of every suite but two, their
+// heaviest cases trimmed where the suite says so (harness.mjs heavy()): a11y.test.mjs (its keyboard
+// walkthrough finds no :focus-visible ring after a download in headless Firefox, not understood yet)
+// and notebook.test.mjs (the exported notebook is checked once, in Chromium). BROWSER_FULL=1 runs
+// every suite and case in Firefox.
+const FIREFOX_SUITES = ['playground', 'course', 'export', 'i18n', 'weights', 'soak', 'train', 'generate', 'gpu',
+  'modern', 'softmax', 'train-core', 'compare', 'generate-llama', 'layout', 'phone'].map((s) => `${s}.test.mjs`);
 if (!only || only === 'browser') {
   for (const engine of engines) {
     if (!ENGINE_NAMES[engine]) throw new Error(`BROWSER (${engine}) must be one of ${Object.keys(ENGINE_NAMES).join(', ')}, or both (the default)`);
     const subset = engine === 'firefox' && process.env.BROWSER_FULL !== '1' ? FIREFOX_SUITES : null;
     const t0 = Date.now();
-    const s = nodeTests('tests/browser', `browser (headless ${ENGINE_NAMES[engine]}${subset ? ', the suites issue 20 names' : ''})`, { ...process.env, BROWSER: engine }, subset);
+    const s = nodeTests('tests/browser', `browser (headless ${ENGINE_NAMES[engine]}${subset ? `, ${subset.length} suites` : ''})`, { ...process.env, BROWSER: engine }, subset);
     suites.push({ ...s, note: [s.note, `${((Date.now() - t0) / 1000).toFixed(0)} s`].filter(Boolean).join('; ') });
   }
 }
