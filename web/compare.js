@@ -6,6 +6,7 @@
 
 import { attentionSources } from './attention-data.js';
 import { moduleConfig } from './state.js';
+import { slice2d } from './tensor.js';
 
 // Weights that differ by more than this are highlighted (float32 noise of two identical runs is 0).
 export const DIFF_TOL = 1e-6;
@@ -44,15 +45,14 @@ export function stepDiff(resultA, resultB) {
   };
 }
 
-// One head of one batch item of a weights tensor (batch, heads, seq_q, seq_k; leading dims optional):
-// {rows, cols, data}, the head clamped to the tensor's.
+// One head of one batch item of a weights tensor (its dims named batch, heads, seq_q, seq_k; leading
+// dims optional): tensor.js slice2d's {rows, cols, data}, with the head and item clamped to the tensor's.
 export function headSlice(tensor, head, item) {
-  const dim = (d) => tensor.dims.indexOf(d);
-  const size = (d) => (dim(d) >= 0 ? tensor.shape[dim(d)] : 1);
-  const rows = size('seq_q'), cols = size('seq_k'), H = size('heads'), B = size('batch');
-  const h = Math.min(head, H - 1), b = Math.min(item, B - 1);
-  const offset = (b * H + h) * rows * cols;
-  return { rows, cols, head: h, H, data: tensor.data.subarray(offset, offset + rows * cols) };
+  const size = (d) => (tensor.dims.includes(d) ? tensor.shape[tensor.dims.indexOf(d)] : 1);
+  const H = size('heads'), h = Math.min(head, H - 1), b = Math.min(item, size('batch') - 1);
+  const axes = { row: tensor.dims.indexOf('seq_q'), col: tensor.dims.indexOf('seq_k') };
+  const slice = slice2d(tensor, axes, tensor.dims.map((d) => (d === 'batch' ? b : d === 'heads' ? h : 0)));
+  return { ...slice, head: h, H, item: b };
 }
 
 // max |b - a| over two equally long arrays, where it is, and how many entries differ by more than tol.
@@ -85,7 +85,8 @@ export function compareData({ info, planA, resultA, planB, resultB, head, item }
   if (srcA && srcB) {
     result.a = headSlice(srcA.tensor, head, item);
     result.b = headSlice(srcB.tensor, head, item);
-    result.labels = { q: srcA.labels.q[Math.min(item, srcA.labels.q.length - 1)] ?? null, k: srcA.labels.k[Math.min(item, srcA.labels.k.length - 1)] ?? null };
+    result.item = result.a.item;   // the masks and labels are the drawn item's
+    result.labels = { q: srcA.labels.q[result.item] ?? null, k: srcA.labels.k[result.item] ?? null };
     result.maskA = srcA.mask;
     result.maskB = srcB.mask;
     if (result.a.rows === result.b.rows && result.a.cols === result.b.cols) {

@@ -3,6 +3,7 @@
 // with B − A beside them; the cells that differ are outlined on all three maps.
 
 import { scaleFor } from '../colors.js';
+import { DIFF_TOL } from '../compare.js';
 import { i18nText, t } from '../i18n.js';
 import { formatValue } from '../tensor.js';
 import { createArgsForm } from './config-form.js';
@@ -89,7 +90,7 @@ export function createCompareView(container, { onArg }) {
     steps.replaceChildren(...stepItems(data.steps));
     grid.hidden = !a || !b;
     if (!a || !b) return;
-    const differs = diff ? (r, c) => !(Math.abs(diff.data[r * diff.cols + c]) <= 1e-6) : null;
+    const differs = diff ? (r, c) => !(Math.abs(diff.data[r * diff.cols + c]) <= DIFF_TOL) : null;   // as compare.js counts them
     const w = Math.max(160, Math.min(360, width));
     const rowLabels = labels?.q?.length === a.rows ? labels.q : null;
     const colLabels = labels?.k?.length === a.cols ? labels.k : null;
