@@ -63,13 +63,11 @@ function buildCard(sc) {
   return els;
 }
 
-// dL/d(step) of the slice the value heatmap shows, in a diverging scale centred on 0, captioned
-// with the loss it is of (scenario.js lossFor); hidden when the run has no gradient for the step.
+// dL/d(step) of the slice the value heatmap shows, in a diverging scale centred on 0 (its caption
+// and whether it is shown are set with the card's data: reserve, update).
 function drawGrad(sc, { axes, at, where, rowLabels, colLabels, width }) {
-  const { step, ctx, els } = sc;
+  const { step, els } = sc;
   const { grad } = els;
-  els.maps.classList.toggle('with-grad', !!step.grad);
-  grad.figure.hidden = !step.grad;
   if (!step.grad) return;
   const slice = slice2d({ ...step, data: step.grad }, axes, at);
   grad.heatmap.update({
@@ -147,8 +145,7 @@ function reserve(sc) {
 
 function draw(sc) {
   const { step, ctx, els } = sc;
-  const { axes, at, b, width, rowLabels, colLabels, values } = geometry(sc);
-  buildSelectors(sc, axes);
+  const { axes, at, b, width, rowLabels, colLabels, values } = geometry(sc);   // selectors: built by reserve
   const slice = slice2d(step, axes, at);
   const rowDim = axes.row >= 0 ? step.dims[axes.row] : '';
   const colDim = step.dims[axes.col];
@@ -170,7 +167,7 @@ function draw(sc) {
   });
   els.table.update({ slice, rowLabels, colLabels, masked, caption: `${step.name}[${where}]`, corner: `${rowDim} \\ ${colDim}` });
   drawGrad(sc, { axes, at, where, rowLabels, colLabels, width });
-  drawRope(sc, at, rowLabels);
+  els.rope.update(ropeData(sc, at, rowLabels));
 }
 
 // A rope step (q_rot, k_rot): its pairs as rotations (rope-dials.js) for the batch item and head
@@ -180,10 +177,6 @@ function ropeData(sc, at, rowLabels) {
   const [from, cos, sin] = step.op === 'rope' ? [0, 1, 2].map((k) => ctx.input?.(k)) : [];
   const ok = from && cos && sin && from.shape.join() === step.shape.join() && step.dims.at(-2) === 'seq';
   return ok ? { step, from, cos, sin, lead: at.slice(0, -2), labels: rowLabels } : null;
-}
-
-function drawRope(sc, at, rowLabels) {
-  sc.els.rope.update(ropeData(sc, at, rowLabels));
 }
 
 export function createStepCard({ onSelect }) {
