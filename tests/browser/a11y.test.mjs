@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import { after, before } from 'node:test';
 import { audit } from './a11y.mjs';
-import { engine, launchBrowser, only, startServer, test } from './harness.mjs';
+import { engine, launchBrowser, startServer, test } from './harness.mjs';
 
 const SHOTS = new URL('../../build/a11y/', import.meta.url).pathname;
 
@@ -235,19 +235,36 @@ test('keyboard only: type a sentence, reach the steps, read a cell aloud, switch
   await close();
 });
 
-test('prefers-reduced-motion: reduce turns the page\'s transitions off',
-  only('chromium', 'page.emulateMedia needs emulation.setMediaFeaturesOverride, which Firefox 153\'s WebDriver BiDi does not have'), async () => {
-  const { page, close } = await open();
-  const duration = () => page.evaluate(() => {
+// Chromium emulates the media feature on the open page; Firefox 153's WebDriver BiDi has no
+// emulation.setMediaFeaturesOverride, so there a second browser starts with the setting Firefox
+// reads from the system (ui.prefersReducedMotion = 1), as a student's "reduce motion" gives it.
+test('prefers-reduced-motion: reduce turns the page\'s transitions off', async () => {
+  const duration = (page) => page.evaluate(() => {
     document.body.classList.add('stale');
     const d = getComputedStyle(document.querySelector('.content canvas')).transitionDuration;
     document.body.classList.remove('stale');
     return d;
   });
-  assert.equal(await duration(), '0.15s');
-  await page.emulateMedia({ reducedMotion: 'reduce' });
-  assert.equal(await duration(), '0s');
+  const { page, close } = await open();
+  assert.equal(await duration(page), '0.15s');
+  assert.equal(await page.evaluate(() => matchMedia('(prefers-reduced-motion: reduce)').matches), false);
+  if (engine === 'chromium') {
+    await page.emulateMedia({ reducedMotion: 'reduce' });
+    assert.equal(await duration(page), '0s');
+    await close();
+    return;
+  }
   await close();
+  const reduced = await launchBrowser({ firefoxUserPrefs: { 'ui.prefersReducedMotion': 1 } });
+  try {
+    const p = await (await reduced.newContext()).newPage();
+    await p.goto(server.url);
+    await p.waitForSelector('body[data-ready="true"]', { timeout: 90000 });
+    assert.equal(await p.evaluate(() => matchMedia('(prefers-reduced-motion: reduce)').matches), true);
+    assert.equal(await duration(p), '0s');
+  } finally {
+    await reduced.close();
+  }
 });
 
 // No sideways scrolling of the page itself (a wide table or heatmap scrolls inside its own box).

@@ -51,7 +51,8 @@ export async function startServer() {
 // that has what is missing answers for itself:
 // 1. emulation.setMediaFeaturesOverride (prefers-color-scheme, sent for every context and page; no
 //    suite emulates a colour scheme) is an unknown command: its error becomes an empty success, so
-//    page.emulateMedia does nothing in Firefox (a11y.test.mjs's reduced-motion test is Chromium's).
+//    page.emulateMedia does nothing in Firefox (a11y.test.mjs's reduced-motion test sets Firefox's
+//    ui.prefersReducedMotion pref instead).
 // 2. browsingContext.downloadWillBegin / downloadEnd carry no `download` id (and navigation null for
 //    a blob: link), so Playwright dropped them and page.waitForEvent('download') never fired: each
 //    download gets an id, and its end the same one (matched by url).
@@ -95,8 +96,13 @@ const engines = {
     bridgeFirefoxBidi();
     // WebGPU is behind a pref in Firefox 153 ESR on Linux, as behind flags in Chromium: on, with
     // Mesa's lavapipe (mesa-vulkan-drivers, a CPU Vulkan) as its adapter when no GPU is there.
+    // Firefox opens its downloads panel at each download, and the panel takes the keyboard focus
+    // from the page (document.hasFocus() false after an export is saved with Enter; the next Tab
+    // then moves an unfocused page's focus, shown by no ring): the page cannot keep it, and a student
+    // returns with Esc, which BiDi's key input (sent to the page) cannot press in the browser's own
+    // UI. So the panel stays closed, as Chromium's download bubble does headless (a11y.test.mjs).
     return { type: firefox, options: { channel: 'moz-firefox', executablePath: process.env.FIREFOX_PATH ?? '/usr/bin/firefox-esr',
-      firefoxUserPrefs: { 'dom.webgpu.enabled': true, 'gfx.webgpu.ignore-blocklist': true } } };
+      firefoxUserPrefs: { 'dom.webgpu.enabled': true, 'gfx.webgpu.ignore-blocklist': true, 'browser.download.alwaysOpenPanel': false } } };
   },
 };
 
@@ -107,9 +113,11 @@ function engineOf(name) {
 
 // A browser of the selected engine (a11y.test.mjs launches one without a persistent profile);
 // options.engine picks another one for this browser (the bench runs its WASM table in both).
+// options.firefoxUserPrefs are added to the engine's own (a11y.test.mjs: ui.prefersReducedMotion).
 export async function launchBrowser({ engine: name = engine, ...options } = {}) {
   const { type, options: base } = engineOf(name);
-  return type.launch({ ...base, headless: true, ...options });
+  const prefs = name === 'firefox' ? { firefoxUserPrefs: { ...base.firefoxUserPrefs, ...options.firefoxUserPrefs } } : {};
+  return type.launch({ ...base, headless: true, ...options, ...prefs });
 }
 
 // options.locale: the browser's language (navigator.languages), e.g. 'zh-CN'; default en-US.
