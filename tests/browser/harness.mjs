@@ -90,6 +90,26 @@ function bridgeFirefoxBidi() {
   WebSocket.prototype.emit.firefoxBridge = true;
 }
 
+// 3. playwright-core's BiDi touchscreen sends nothing (its tap() is empty), so page.tap() and
+//    touchscreen.tap() did nothing in Firefox. A tap is BiDi's input.performActions with a touch
+//    pointer (down and up at one point), which Firefox has: the raw touchscreen's tap sends that.
+//    Its class is reached through the in-process server object of a page (connection.toImpl).
+function bridgeFirefoxTouch(page) {
+  const raw = page._connection?.toImpl?.(page)?.touchscreen?._raw;
+  if (!raw) throw new Error('playwright-core changed: no raw touchscreen behind the page to send Firefox taps through');
+  const proto = Object.getPrototypeOf(raw);
+  if (proto.tap.firefoxBridge) return;
+  proto.tap = async function (progress, x, y) {
+    const at = { x: Math.round(x), y: Math.round(y) };
+    await progress.race(this._session.send('input.performActions', {
+      context: this._session.sessionId,
+      actions: [{ type: 'pointer', id: 'pw_touch', parameters: { pointerType: 'touch' },
+        actions: [{ type: 'pointerMove', ...at }, { type: 'pointerDown', button: 0 }, { type: 'pointerUp', button: 0 }] }],
+    }));
+  };
+  proto.tap.firefoxBridge = true;
+}
+
 const engines = {
   chromium: () => ({ type: chromium, options: { executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', args: chromiumArgs } }),
   firefox: () => {
@@ -136,6 +156,10 @@ export async function launch({ engine: name = engine, locale, fineTimers = false
     ...options,
     ...(name === 'firefox' ? { firefoxUserPrefs: prefs } : {}),
   });
+  if (name === 'firefox' && options.hasTouch) {
+    context.on('page', bridgeFirefoxTouch);
+    context.pages().forEach(bridgeFirefoxTouch);
+  }
   return {
     context,
     async close() {

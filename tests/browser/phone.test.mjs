@@ -7,13 +7,10 @@
 // keeps its layout.
 import assert from 'node:assert/strict';
 import { after, before } from 'node:test';
-import { launch, only, openPage, startServer, test } from './harness.mjs';
+import { launch, openPage, startServer, test } from './harness.mjs';
 
 const PHONES = [{ width: 360, height: 780 }, { width: 390, height: 844 }];
 const phone = (viewport) => ({ viewport, hasTouch: true, isMobile: true, deviceScaleFactor: 2 });
-// The tests that tap: playwright-core's WebDriver BiDi touchscreen (Firefox) sends nothing on tap(),
-// so in Firefox they are reported skipped; the keyboard, embed and laptop tests run in both engines.
-const TOUCH = only('chromium', 'taps need touch input, which playwright-core does not send over WebDriver BiDi (its touchscreen.tap is empty)');
 
 let server;
 const browsers = [];
@@ -57,7 +54,7 @@ const smallTargets = (page, skip = '#settings-panel') => page.evaluate((skipSel)
 for (const viewport of PHONES) {
   const size = `${viewport.width}×${viewport.height}`;
 
-  test(`at ${size} the input and the heatmap share the first screen; typing redraws the heatmap on screen; a tap reads a cell`, TOUCH, async () => {
+  test(`at ${size} the input and the heatmap share the first screen; typing redraws the heatmap on screen; a tap reads a cell`, async () => {
     const browser = await phoneBrowser(viewport);
     const { page, errors } = await openPage(browser.context, server.url);
     const meta = await page.locator('meta[name="viewport"]').getAttribute('content');
@@ -82,7 +79,9 @@ for (const viewport of PHONES) {
     // Tap a cell of the last row (the query "again"): its value and both tokens, as hover gives.
     await page.locator('[data-testid="attention-heatmap"] .canvas-clip').scrollIntoViewIfNeeded();
     const clip = await page.locator('[data-testid="attention-heatmap"] .canvas-clip').boundingBox();
+    await page.evaluate(() => addEventListener('pointerdown', (e) => { window.lastPointer = e.pointerType; }, { once: true, capture: true }));
     await page.touchscreen.tap(clip.x + clip.width * 0.55, clip.y + clip.height - 8);
+    assert.equal(await page.evaluate(() => window.lastPointer), 'touch');  // a finger, not a mouse click
     const readout = page.locator('[data-testid="attention-heatmap"] .readout');
     await page.waitForFunction(() => /query “again” → key “.+”: /.test(document.querySelector('[data-testid="attention-heatmap"] .readout').textContent));
     assert.match(await readout.textContent(), /query “again” → key “[^”]+”: (0\.\d+|0|1\.0+)( \(masked\))?$/);
@@ -100,7 +99,7 @@ for (const viewport of PHONES) {
     await page.close();
   });
 
-  test(`at ${size} the settings panel opens by touch, a preset picked there applies, and the link keeps the panel open`, TOUCH, async () => {
+  test(`at ${size} the settings panel opens by touch, a preset picked there applies, and the link keeps the panel open`, async () => {
     const browser = await phoneBrowser(viewport);
     const { page, errors } = await openPage(browser.context, server.url);
     const toggle = page.getByTestId('settings-toggle');
@@ -202,7 +201,7 @@ test('the embedded <attention-playground> in a 360 px container takes the phone 
   await page.close();
 });
 
-test('training mode (#train=induction) at 360×780: no sideways scroll, 44 px buttons, training starts and pauses by touch', TOUCH, async () => {
+test('training mode (#train=induction) at 360×780: no sideways scroll, 44 px buttons, training starts and pauses by touch', async () => {
   const browser = await phoneBrowser(PHONES[0]);
   const { page, errors } = await openPage(browser.context, `${server.url}#train=induction`);
   await page.locator('[data-testid="train-start"]:not([disabled])').waitFor();
