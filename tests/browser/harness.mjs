@@ -110,6 +110,29 @@ function bridgeFirefoxTouch(page) {
   proto.tap.firefoxBridge = true;
 }
 
+// A full garbage collection of a Firefox page, as Chromium's CDP HeapProfiler.collectGarbage: the
+// browser, launched with `firefoxGcOptions`, asks its content processes to collect (what
+// about:memory's GC and CC buttons send: child-gc-request, child-cc-request, then a GC again),
+// from its own window through WebDriver BiDi's chrome scope. Resolves once the page's
+// SpiderMonkey has counted two more major GCs (performance.mozMemory, dom.enable_memory_stats).
+export const firefoxGcOptions = { args: ['--remote-allow-system-access'], firefoxUserPrefs: { 'dom.enable_memory_stats': true } };
+export async function firefoxCollectGarbage(page) {
+  const server = page._connection?.toImpl?.(page);
+  const session = server?.delegate?._browserContext?._browser?._browserSession;
+  if (!session) throw new Error('playwright-core changed: no WebDriver BiDi browser session behind the page to ask Firefox for a GC');
+  const { contexts } = await session.send('browsingContext.getTree', { 'moz:scope': 'chrome' });
+  const window = contexts.find((c) => c.url === 'chrome://browser/content/browser.xhtml');
+  if (!window) throw new Error(`no Firefox browser window among the chrome contexts (${contexts.map((c) => c.url).join(', ')}): launch with firefoxGcOptions`);
+  const majors = () => page.evaluate(() => performance.mozMemory.gc.majorGCCount);
+  const before = await majors();
+  for (const topic of ['child-gc-request', 'child-cc-request', 'child-gc-request']) {
+    const n = await majors();
+    await session.send('script.evaluate', { expression: `Services.obs.notifyObservers(null, '${topic}')`, target: { context: window.context }, awaitPromise: false });
+    if (topic === 'child-gc-request') await page.waitForFunction((n) => performance.mozMemory.gc.majorGCCount > n, n, { polling: 50, timeout: 30000 });
+  }
+  return (await majors()) - before;
+}
+
 const engines = {
   chromium: () => ({ type: chromium, options: { executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', args: chromiumArgs } }),
   firefox: () => {
