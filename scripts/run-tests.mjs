@@ -4,7 +4,7 @@
 //    (build/native-asan) when that tree exists (scripts/build.sh test makes it)
 // 2. node:   node:test over tests/node (the WASM core under Node)
 // 3. browser: node:test over tests/browser, once per engine (tests/browser/harness.mjs): headless
-//    /usr/bin/chromium, then /usr/bin/firefox-esr (FIREFOX_SUITES below); BROWSER=chromium|firefox
+//    /usr/bin/chromium, then /usr/bin/firefox-esr, every suite in both; BROWSER=chromium|firefox
 //    runs one (both: the default)
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
@@ -27,8 +27,8 @@ function ctest(dir, label) {
   return { label, passed: total - failed, failed: failed + (r.status !== 0 && failed === 0 ? 1 : 0) };
 }
 
-function nodeTests(dir, label, env = process.env, only = null) {
-  const files = readdirSync(dir).filter((f) => f.endsWith('.test.mjs') && (!only || only.includes(f))).map((f) => `${dir}/${f}`);
+function nodeTests(dir, label, env = process.env) {
+  const files = readdirSync(dir).filter((f) => f.endsWith('.test.mjs')).map((f) => `${dir}/${f}`);
   if (files.length === 0) return { label, passed: 0, failed: 1, note: `no tests in ${dir}` };
   const r = run(process.execPath, ['--test', '--test-reporter=tap', '--test-concurrency=1', ...files], { env });
   const pass = /^# pass (\d+)/m.exec(r.stdout ?? ''), fail = /^# fail (\d+)/m.exec(r.stdout ?? '');
@@ -43,20 +43,14 @@ if (!only || only === 'native') {
 if (!only || only === 'node') suites.push(nodeTests('tests/node', 'wasm under Node'));
 const ENGINE_NAMES = { chromium: 'Chromium', firefox: 'Firefox' };
 const engines = !process.env.BROWSER || process.env.BROWSER === 'both' ? Object.keys(ENGINE_NAMES) : [process.env.BROWSER];
-// CI's 30 minutes on 2 cores (a quiet fresh-clone run: 18 min, Chromium's pass 428 s, Firefox's
-// 203 s) hold Chromium's whole browser pass and a Firefox pass of every suite but two, their
-// heaviest cases trimmed where the suite says so (harness.mjs heavy()): a11y.test.mjs (its keyboard
-// walkthrough finds no :focus-visible ring after a download in headless Firefox, not understood yet)
-// and notebook.test.mjs (the exported notebook is checked once, in Chromium). BROWSER_FULL=1 runs
-// every suite and case in Firefox.
-const FIREFOX_SUITES = ['playground', 'course', 'export', 'i18n', 'weights', 'soak', 'train', 'generate', 'gpu',
-  'modern', 'softmax', 'train-core', 'compare', 'generate-llama', 'layout', 'phone'].map((s) => `${s}.test.mjs`);
+// CI's 30 minutes on 2 cores hold Chromium's whole browser pass and Firefox's pass of every suite,
+// where a case that repeats in Firefox what another Firefox case covers is trimmed (harness.mjs
+// heavy(): the soak's counts, the Chinese training run); BROWSER_FULL=1 runs those too.
 if (!only || only === 'browser') {
   for (const engine of engines) {
     if (!ENGINE_NAMES[engine]) throw new Error(`BROWSER (${engine}) must be one of ${Object.keys(ENGINE_NAMES).join(', ')}, or both (the default)`);
-    const subset = engine === 'firefox' && process.env.BROWSER_FULL !== '1' ? FIREFOX_SUITES : null;
     const t0 = Date.now();
-    const s = nodeTests('tests/browser', `browser (headless ${ENGINE_NAMES[engine]}${subset ? `, ${subset.length} suites` : ''})`, { ...process.env, BROWSER: engine }, subset);
+    const s = nodeTests('tests/browser', `browser (headless ${ENGINE_NAMES[engine]})`, { ...process.env, BROWSER: engine });
     suites.push({ ...s, note: [s.note, `${((Date.now() - t0) / 1000).toFixed(0)} s`].filter(Boolean).join('; ') });
   }
 }

@@ -3,7 +3,7 @@
 // vocabulary) executed by Debian's Jupyter, `jupyter nbconvert --to html --execute`, with the package
 // from this checkout and the notebook page built into a temporary folder. The notebook itself asserts
 // each view's core outputs (View.outputs(): the WASM core under Node) against the module's PyTorch
-// forward. The exported HTML is then opened from disk in headless Chromium, offline, under a CSP that
+// forward. The exported HTML is then opened from disk in headless Chromium or Firefox, offline, under a CSP that
 // allows no origin at all (file: only for the export's own require.js and MathJax from Debian's
 // packages): three views render on their own, each one's output equals PyTorch's, no console error.
 // Skipped, saying so, where python3-torch is not installed (scripts/setup.sh installs it where Debian has it).
@@ -14,14 +14,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before } from 'node:test';
 import { runNotebook } from '../notebook/run-notebook.mjs';
-import { launch, only, test } from './harness.mjs';
+import { launch, test } from './harness.mjs';
 
 const torch = spawnSync('/usr/bin/python3', ['-c', 'import torch'], { encoding: 'utf8' });
-// One run is enough: the exported notebook is checked in Chromium (run-tests.mjs runs the browser
-// suites once per engine; Firefox reports this test skipped).
-const skip = only('chromium', 'one nbconvert run checks the exported notebook, in Chromium').skip
-  ?? (torch.status === 0 ? false
-    : 'python3-torch is not installed, so the notebook cannot run PyTorch (scripts/setup.sh installs it where Debian ships it for this architecture)');
+const skip = torch.status === 0 ? false
+  : 'python3-torch is not installed, so the notebook cannot run PyTorch (scripts/setup.sh installs it where Debian ships it for this architecture)';
 // No origin is reachable: inline code (the notebook's own output), WASM, data: URLs (the inlined
 // kernels), and file: for what nbconvert's template loads from Debian's libjs packages, whose
 // MathJax 2.7 evaluates its configuration blocks ('unsafe-eval'). The playground's frames keep their
