@@ -10,6 +10,7 @@ namespace attn {
 #ifdef __EMSCRIPTEN__
 const Kernels& kernels_wasm();
 const Kernels& simd_kernels() { return kernels_wasm(); }
+void set_simd_kernels(const Kernels*) {}
 std::vector<const Kernels*> available_kernels() { return {&kernels_wasm()}; }
 #else
 const Kernels& kernels_sse2();
@@ -24,10 +25,13 @@ std::vector<const Kernels*> available_kernels() {
   out.push_back(&kernels_sse2());
   return out;
 }
+static std::atomic<const Kernels*> g_chosen{nullptr};
 const Kernels& simd_kernels() {
   static const Kernels& best = *available_kernels().front();
-  return best;
+  const Kernels* chosen = g_chosen;
+  return chosen ? *chosen : best;
 }
+void set_simd_kernels(const Kernels* table) { g_chosen = table; }
 std::string kernels_detail() { return simd_kernels().name; }
 #endif
 

@@ -64,6 +64,9 @@ struct Kernels {
 const Kernels& scalar_kernels();
 const Kernels& simd_kernels();   // the best architecture this CPU runs (chosen once, at first use)
 std::vector<const Kernels*> available_kernels();  // every SIMD table this CPU runs, best first
+// Makes simd_kernels() one of available_kernels() (the benchmark times each table the CPU runs),
+// or the best again with nullptr. Not for use while other threads compute.
+void set_simd_kernels(const Kernels* table);
 std::string kernels_detail();  // the SIMD table and, in WASM, the GEMM tiles timed best at start-up
 
 // The table the ops use: simd_kernels() unless set_use_simd(false) (tests run both).

@@ -5,16 +5,24 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <type_traits>
 #include <xsimd/xsimd.hpp>
+#if defined(__AVX512F__)
+#include <immintrin.h>
+#endif
 
 #include "kernels.hpp"
 
 namespace attn::simd {
 
 // MR_NT x NR_NT: gemm_nt's register tile; MR_NN x NV_NN vectors: gemm_nn's outer-product tile.
-// Accumulators + the B vectors + one A vector must fit the 16 vector registers; for WASM the
-// register allocator is V8's, which keeps fewer of them than a C++ compiler (kernels_wasm.cpp).
-template <class Arch, size_t MR_NT = 4, size_t NR_NT = 3, size_t MR_NN = 4, size_t NV_NN = 2>
+// Accumulators + the B vectors + one A vector must fit the 16 vector registers (32 for AVX-512);
+// for WASM the register allocator is V8's, which keeps fewer of them than a C++ compiler
+// (kernels_wasm.cpp). AVX2 and AVX-512 replace K::gemm_nt by GemmNtPacked's (below).
+// KB_NN > 0: gemm_nn / gemm_tn run K in blocks of KB_NN, each block's tiles starting from the sums
+// the last one stored in C, so a block of B (KB_NN rows of NV_NN vectors) stays in L1 while every
+// row tile of A passes; a stored float reloads exactly, so the sums are those of one pass.
+template <class Arch, size_t MR_NT = 4, size_t NR_NT = 3, size_t MR_NN = 4, size_t NV_NN = 2, size_t KB_NN = 0>
 struct K {
   using B = xsimd::batch<float, Arch>;
   static constexpr size_t W = B::size;
@@ -80,10 +88,11 @@ struct K {
   // loads of B feed MR*NV FMAs. A[i][k] is at A + i*am + k*ak: (lda, 1) for gemm_nn, (1, lda) for
   // gemm_tn, so both run the same sums in the same order.
   template <size_t MR, size_t NV>
-  static void tile_nn(float* C, const float* A, const float* Bm, size_t K, size_t am, size_t ak, size_t ldb, size_t ldc) {
+  static void tile_nn(float* C, const float* A, const float* Bm, size_t K, size_t am, size_t ak, size_t ldb, size_t ldc,
+                      bool more) {
     B acc[MR][NV];
     for (size_t i = 0; i < MR; ++i)
-      for (size_t j = 0; j < NV; ++j) acc[i][j] = B(0.f);
+      for (size_t j = 0; j < NV; ++j) acc[i][j] = more ? B::load_unaligned(C + i * ldc + j * W) : B(0.f);
     for (size_t k = 0; k < K; ++k) {
       B b[NV];
       for (size_t j = 0; j < NV; ++j) b[j] = B::load_unaligned(Bm + k * ldb + j * W);
@@ -95,23 +104,43 @@ struct K {
     for (size_t i = 0; i < MR; ++i)
       for (size_t j = 0; j < NV; ++j) acc[i][j].store_unaligned(C + i * ldc + j * W);
   }
+  // Rows [0, M) of one column block of NV vectors: MR-row tiles, then the last rows 4 and 1 at a time.
+  // more: C holds the sums of the K rows before these (a later block of K).
+  template <size_t NV>
+  static void rows_nn(float* C, const float* A, const float* Bm, size_t M, size_t K, size_t am, size_t ak, size_t ldb,
+                      size_t ldc, bool more) {
+    constexpr size_t MR = MR_NN;
+    size_t m = 0;
+    for (; m + MR <= M; m += MR) tile_nn<MR, NV>(C + m * ldc, A + m * am, Bm, K, am, ak, ldb, ldc, more);
+    if (MR > 4)
+      for (; m + 4 <= M; m += 4) tile_nn<(MR > 4 ? 4 : 1), NV>(C + m * ldc, A + m * am, Bm, K, am, ak, ldb, ldc, more);
+    for (; m < M; ++m) tile_nn<1, NV>(C + m * ldc, A + m * am, Bm, K, am, ak, ldb, ldc, more);
+  }
   static void gemm_outer(float* C, const float* A, const float* Bm, size_t M, size_t N, size_t K, size_t am, size_t ak,
                          size_t ldb, size_t ldc) {
-    constexpr size_t MR = MR_NN, NV = NV_NN;
-    size_t n = 0;
-    for (; n + NV * W <= N; n += NV * W) {
-      size_t m = 0;
-      for (; m + MR <= M; m += MR) tile_nn<MR, NV>(C + m * ldc + n, A + m * am, Bm + n, K, am, ak, ldb, ldc);
-      for (; m < M; ++m) tile_nn<1, NV>(C + m * ldc + n, A + m * am, Bm + n, K, am, ak, ldb, ldc);
+    constexpr size_t NV = NV_NN;
+    const size_t kb = KB_NN && K > KB_NN ? KB_NN : K;
+    size_t n_end = 0;  // columns the vector tiles cover
+    for (size_t k0 = 0;;) {
+      const size_t kc = std::min(kb, K - k0);
+      const float* a = A + k0 * ak;
+      const float* b = Bm + k0 * ldb;
+      const bool more = k0 > 0;
+      size_t n = 0;
+      for (; n + NV * W <= N; n += NV * W) {
+        if (NV == 3 && N - n >= 4 * W && N - n < 5 * W) break;  // 4 vectors left: two 2-vector blocks, not 3 + 1
+        rows_nn<NV>(C + n, a, b + n, M, kc, am, ak, ldb, ldc, more);
+      }
+      if (NV > 2)
+        for (; n + 2 * W <= N; n += 2 * W) rows_nn<(NV > 2 ? 2 : 1)>(C + n, a, b + n, M, kc, am, ak, ldb, ldc, more);
+      for (; n + W <= N; n += W) rows_nn<1>(C + n, a, b + n, M, kc, am, ak, ldb, ldc, more);
+      n_end = n;
+      k0 += kc;
+      if (k0 >= K) break;
     }
-    for (; n + W <= N; n += W) {
-      size_t m = 0;
-      for (; m + MR <= M; m += MR) tile_nn<MR, 1>(C + m * ldc + n, A + m * am, Bm + n, K, am, ak, ldb, ldc);
-      for (; m < M; ++m) tile_nn<1, 1>(C + m * ldc + n, A + m * am, Bm + n, K, am, ak, ldb, ldc);
-    }
-    if (n < N)  // the last N % W columns: scalar, one row at a time
+    if (n_end < N)  // the last N % W columns: scalar, one row at a time
       for (size_t m = 0; m < M; ++m)
-        for (size_t j = n; j < N; ++j) {
+        for (size_t j = n_end; j < N; ++j) {
           float s = 0.f;
           for (size_t k = 0; k < K; ++k) s += A[m * am + k * ak] * Bm[k * ldb + j];
           C[m * ldc + j] = s;
@@ -331,6 +360,192 @@ struct K {
     static const Kernels k{name, gemm_nt, gemm_nn, gemm_tn, axpy, add, scale, mul, masked_fill, relu, softmax, layer_norm,
                            softmax_backward, layer_norm_backward, gelu, gelu_backward};
     return k;
+  }
+};
+
+// gemm_nt for long inner dimensions (nn.Linear: x W^T with K = in_features) without horizontal
+// sums: A is packed, MV*W rows at a time, k-major (one vector load gives A[m..m+MV*W)[k]), and
+// each of NR rows of B gives one broadcast float per k, so MV*NR accumulators each hold MV*W
+// outputs of one column and every product goes straight into its lane (the dot-product tiles of
+// K::gemm_nt end each output with a horizontal sum). The weights are read in place, never
+// packed: nothing to cache or invalidate when training changes them. K runs in blocks of KC: a
+// packed panel (MV*W x KC floats, on the stack) stays in L1 while every column tile of B streams
+// past it; the tile is transposed into C through a small buffer, and block sums add up in C.
+// Each output is the same chain of multiply-adds over k whatever M, the tile or the row's place:
+// s_b = fma over k in block b, C = ((s_0 + s_1) + ...) + bias, so a row's numbers never depend on
+// the rows computed beside it. NR1 is the column tile of a single-vector panel (the last rows of
+// A when they fit one vector; the whole of A for a few tokens).
+template <class Arch, size_t MV, size_t NR, size_t NR1, size_t KC = 256>
+struct GemmNtPacked {
+  using B = xsimd::batch<float, Arch>;
+  static constexpr size_t W = B::size;
+
+  // acc[j][v] = sum_k Ap[k][v*W + lane] * Bm[j*ldb + k]; written to buf[j*P + v*W + lane], P = V*W
+  template <size_t V, size_t R>
+  static void tile(float* buf, const float* Ap, const float* Bm, size_t kc, size_t ldb) {
+    constexpr size_t P = V * W;
+    B acc[R][V];
+    for (size_t j = 0; j < R; ++j)
+      for (size_t v = 0; v < V; ++v) acc[j][v] = B(0.f);
+    const float* bp[R];
+    for (size_t j = 0; j < R; ++j) bp[j] = Bm + j * ldb;
+    for (size_t k = 0; k < kc; ++k) {
+      B a[V];
+      for (size_t v = 0; v < V; ++v) a[v] = B::load_aligned(Ap + k * P + v * W);
+      for (size_t j = 0; j < R; ++j) {
+        const B b(bp[j][k]);
+        for (size_t v = 0; v < V; ++v) acc[j][v] = xsimd::fma(a[v], b, acc[j][v]);
+      }
+    }
+    for (size_t j = 0; j < R; ++j)
+      for (size_t v = 0; v < V; ++v) acc[j][v].store_aligned(buf + j * P + v * W);
+  }
+#if defined(__AVX512F__)
+  static constexpr bool kAvx512 = std::is_same<Arch, xsimd::avx512f>::value;
+  // The first two steps of a transpose of n rows (8 or 16): rows paired by unpack, then quads by
+  // shuffle, so u[4q + j] holds, in each 128-bit lane, column j + 4 * lane of rows 4q .. 4q + 3.
+  static void quads(const __m512* r, __m512* u, int n) {
+    __m512 t[16];
+    for (int i = 0; i < n / 2; ++i) {
+      t[2 * i] = _mm512_unpacklo_ps(r[2 * i], r[2 * i + 1]);
+      t[2 * i + 1] = _mm512_unpackhi_ps(r[2 * i], r[2 * i + 1]);
+    }
+    for (int i = 0; i < n / 4; ++i) {
+      u[4 * i] = _mm512_shuffle_ps(t[4 * i], t[4 * i + 2], _MM_SHUFFLE(1, 0, 1, 0));
+      u[4 * i + 1] = _mm512_shuffle_ps(t[4 * i], t[4 * i + 2], _MM_SHUFFLE(3, 2, 3, 2));
+      u[4 * i + 2] = _mm512_shuffle_ps(t[4 * i + 1], t[4 * i + 3], _MM_SHUFFLE(1, 0, 1, 0));
+      u[4 * i + 3] = _mm512_shuffle_ps(t[4 * i + 1], t[4 * i + 3], _MM_SHUFFLE(3, 2, 3, 2));
+    }
+  }
+  // r[i] = row i -> r[j] = column j, 16 x 16
+  static void transpose16(__m512 r[16]) {
+    __m512 t[16];
+    quads(r, r, 16);
+    for (int i = 0; i < 2; ++i)
+      for (int j = 0; j < 4; ++j) {
+        t[8 * i + j] = _mm512_shuffle_f32x4(r[8 * i + j], r[8 * i + 4 + j], 0x88);
+        t[8 * i + 4 + j] = _mm512_shuffle_f32x4(r[8 * i + j], r[8 * i + 4 + j], 0xdd);
+      }
+    for (int j = 0; j < 8; ++j) {
+      r[j] = _mm512_shuffle_f32x4(t[j], t[8 + j], 0x88);
+      r[8 + j] = _mm512_shuffle_f32x4(t[j], t[8 + j], 0xdd);
+    }
+  }
+  // c[j] = column j of 16 rows, j < 8 -> o[l] = [row l | row l + 8], 8 columns each, l < 8
+  static void transpose16x8(const __m512 c[8], __m512 o[8]) {
+    __m512 u[8];
+    quads(c, u, 8);
+    const __m512i lo = _mm512_setr_epi32(0, 1, 2, 3, 16, 17, 18, 19, 8, 9, 10, 11, 24, 25, 26, 27);
+    const __m512i hi = _mm512_setr_epi32(4, 5, 6, 7, 20, 21, 22, 23, 12, 13, 14, 15, 28, 29, 30, 31);
+    for (int j = 0; j < 4; ++j) {
+      o[j] = _mm512_permutex2var_ps(u[j], lo, u[4 + j]);
+      o[4 + j] = _mm512_permutex2var_ps(u[j], hi, u[4 + j]);
+    }
+  }
+  // 8 columns of one row into C: = (first block) or +=, + bias after the last block
+  static void put8(float* c, __m256 v, const float* bias, bool first, bool last) {
+    if (!first) v = _mm256_add_ps(_mm256_loadu_ps(c), v);
+    if (last && bias) v = _mm256_add_ps(v, _mm256_loadu_ps(bias));
+    _mm256_storeu_ps(c, v);
+  }
+#else
+  static constexpr bool kAvx512 = false;
+#endif
+  // The tile's buffer (R columns of P rows) into rows [0, rows) and columns [n, n + R) of C.
+  template <size_t P, size_t R>
+  static void put(float* C, const float* buf, const float* bias, size_t rows, size_t n, size_t ldc, bool first, bool last) {
+#if defined(__AVX512F__)
+    if constexpr (kAvx512 && R == 8) {  // transposed in registers, 16 rows at a time
+      for (size_t i0 = 0; i0 < rows; i0 += 16) {
+        __m512 c[8], o[8];
+        for (size_t j = 0; j < 8; ++j) c[j] = _mm512_load_ps(buf + j * P + i0);
+        transpose16x8(c, o);
+        const float* b = bias ? bias + n : nullptr;
+        for (size_t l = 0; l < 8; ++l) {
+          if (i0 + l < rows) put8(C + (i0 + l) * ldc + n, _mm512_castps512_ps256(o[l]), b, first, last);
+          if (i0 + l + 8 < rows)
+            put8(C + (i0 + l + 8) * ldc + n, _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(o[l]), 1)), b, first, last);
+        }
+      }
+      return;
+    }
+#endif
+    for (size_t i = 0; i < rows; ++i) {
+      float* c = C + i * ldc + n;
+      for (size_t j = 0; j < R; ++j) {
+        float s = first ? buf[j * P + i] : c[j] + buf[j * P + i];
+        c[j] = last && bias ? s + bias[n + j] : s;
+      }
+    }
+  }
+  // One panel of `rows` rows of A (packed in Ap, P = V*W floats per k) against columns [0, N) of B:
+  // C[i][n] = buf (first block) or += buf, and + bias[n] after the last block.
+  template <size_t V, size_t R>
+  static void panel(float* C, const float* Ap, const float* Bm, const float* bias, size_t rows, size_t N, size_t kc,
+                    size_t ldb, size_t ldc, bool first, bool last) {
+    constexpr size_t P = V * W;
+    alignas(64) float buf[R * P];
+    size_t n = 0;
+    for (; n + R <= N; n += R) {
+      tile<V, R>(buf, Ap, Bm + n * ldb, kc, ldb);
+      put<P, R>(C, buf, bias, rows, n, ldc, first, last);
+    }
+    for (; n + 4 <= N; n += 4) {
+      tile<V, 4>(buf, Ap, Bm + n * ldb, kc, ldb);
+      put<P, 4>(C, buf, bias, rows, n, ldc, first, last);
+    }
+    for (; n < N; ++n) {
+      tile<V, 1>(buf, Ap, Bm + n * ldb, kc, ldb);
+      put<P, 1>(C, buf, bias, rows, n, ldc, first, last);
+    }
+  }
+  // Ap[k * P + i] = A[i * lda + k] for i < rows, 0 for rows <= i < P
+  template <size_t V>
+  static void pack(float* Ap, const float* A, size_t rows, size_t kc, size_t lda) {
+    constexpr size_t P = V * W;
+    size_t k0 = 0;
+#if defined(__AVX512F__)
+    if constexpr (kAvx512) {  // 16 x 16 blocks transposed in registers
+      for (; k0 + 16 <= kc; k0 += 16)
+        for (size_t i0 = 0; i0 < P; i0 += 16) {
+          __m512 r[16];
+          for (size_t i = 0; i < 16; ++i)
+            r[i] = i0 + i < rows ? _mm512_loadu_ps(A + (i0 + i) * lda + k0) : _mm512_setzero_ps();
+          transpose16(r);
+          for (size_t k = 0; k < 16; ++k) _mm512_store_ps(Ap + (k0 + k) * P + i0, r[k]);
+        }
+    }
+#endif
+    for (size_t i = 0; i < rows; ++i)
+      for (size_t k = k0; k < kc; ++k) Ap[k * P + i] = A[i * lda + k];
+    for (size_t i = rows; i < P; ++i)
+      for (size_t k = k0; k < kc; ++k) Ap[k * P + i] = 0.f;
+  }
+  static void gemm_nt(float* C, const float* A, const float* Bm, const float* bias, size_t M, size_t N, size_t K,
+                      size_t lda, size_t ldb, size_t ldc) {
+    constexpr size_t P = MV * W;
+    alignas(64) float Ap[P * KC];
+    if (K == 0) {
+      for (size_t m = 0; m < M; ++m)
+        for (size_t n = 0; n < N; ++n) C[m * ldc + n] = bias ? 0.f + bias[n] : 0.f;
+      return;
+    }
+    // blocks of equal length (a multiple of 16 but the last), at most KC
+    const size_t blocks = (K + KC - 1) / KC, kb = std::min(KC, ((K + blocks - 1) / blocks + 15) / 16 * 16);
+    for (size_t k0 = 0; k0 < K; k0 += kb) {
+      const size_t kc = std::min(kb, K - k0);
+      const bool first = k0 == 0, last = k0 + kc == K;
+      size_t m = 0;
+      for (; m < M && M - m > W; m += P) {  // more than one vector of rows left: full panels (zero rows pad the last)
+        const size_t rows = std::min(P, M - m);
+        pack<MV>(Ap, A + m * lda + k0, rows, kc, lda);
+        panel<MV, NR>(C + m * ldc, Ap, Bm + k0, bias, rows, N, kc, ldb, ldc, first, last);
+      }
+      if (m < M) {
+        pack<1>(Ap, A + m * lda + k0, M - m, kc, lda);
+        panel<1, NR1>(C + m * ldc, Ap, Bm + k0, bias, M - m, N, kc, ldb, ldc, first, last);
+      }
+    }
   }
 };
 

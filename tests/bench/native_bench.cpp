@@ -2,10 +2,11 @@
 // on one thread, each shape in turn, and checks the output against PyTorch's (torch_bench.py wrote
 // it as raw float32). Prints one JSON object.
 //   attention-bench --shapes "1,16,768,12;64,10,512,8" [--ref-dir build/bench] [--warmup 2] [--warmup-ms 0]
-//                   [--runs 7] [--min-run-ms 100] [--long-call-ms 5000] [--clock] [--peak]
+//                   [--runs 7] [--min-run-ms 100] [--long-call-ms 5000] [--clock] [--peak] [--kernels avx2]
 // --clock also measures the core clock (measure_ghz); --peak the multiply-add ceilings (peak.hpp:
 // AVX2 FMA, and AVX-512 FMA where the CPU has it) before the first shape and after the last, for
-// the GFLOP/s table's "% of measured peak".
+// the GFLOP/s table's "% of measured peak". --kernels times one of the SIMD tables the CPU runs
+// (avx512, avx2, sse2) instead of the widest.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -65,7 +66,7 @@ double measure_ghz() {
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string shapes = "1,512,768,12", ref_dir;
+  std::string shapes = "1,512,768,12", ref_dir, table;
   int warmup = 2, runs = 7;
   bool clock = false, peak = false;
   double min_run_ms = 100, long_call_ms = 5000, warmup_ms = 0;
@@ -75,6 +76,7 @@ int main(int argc, char** argv) {
     if (a == "--peak") { peak = true; --i; continue; }
     if (a == "--shapes") shapes = v;
     else if (a == "--ref-dir") ref_dir = v;
+    else if (a == "--kernels") table = v;
     else if (a == "--warmup") warmup = std::atoi(v.c_str());
     else if (a == "--warmup-ms") warmup_ms = std::atof(v.c_str());
     else if (a == "--runs") runs = std::atoi(v.c_str());
@@ -83,6 +85,17 @@ int main(int argc, char** argv) {
     else { std::fprintf(stderr, "unknown option %s\n", a.c_str()); return 2; }
   }
   attn::set_memory_budget(size_t{4} << 30);
+  if (!table.empty()) {
+    std::string names;
+    for (const attn::Kernels* k : attn::available_kernels()) {
+      if (table == k->name) attn::set_simd_kernels(k);
+      names += std::string(names.empty() ? "" : ", ") + k->name;
+    }
+    if (table != attn::kernels().name) {
+      std::fprintf(stderr, "--kernels %s: this CPU runs %s\n", table.c_str(), names.c_str());
+      return 2;
+    }
+  }
   std::printf("{\"kernels\": \"%s\", ", attn::kernels().name);
   if (clock) std::printf("\"measured_ghz\": %.3f, ", measure_ghz());
   if (peak) std::printf("\"peak_before\": %s, ", attn::bench::peak::to_json(attn::bench::peak::measure()).c_str());

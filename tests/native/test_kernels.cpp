@@ -1,6 +1,7 @@
 // Every SIMD kernel of every table this CPU runs (AVX-512, AVX2, SSE2 natively; WASM SIMD128)
 // against its scalar twin on awkward sizes (1, lane-count +- 1, odd widths), including -inf
 // entries and fully masked rows for softmax.
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <random>
@@ -251,6 +252,44 @@ TEST_CASE("SIMD gemm_nn equals the scalar gemm_nn on awkward sizes and strides",
     CHECK(max_diff(c1, c2) <= 1e-6 * static_cast<double>(K) * 9.0);
     for (size_t m = 0; m < M; ++m)
       for (size_t n = N; n < ldc; ++n) CHECK(c2[m * ldc + n] == 7.f);
+  }
+}
+
+TEST_CASE("SIMD gemm_nt equals the scalar one on nn.Linear sizes: many row panels, column tiles and K blocks", "[kernels]") {
+  // The AVX2 / AVX-512 gemm_nt packs A in panels of 2-3 vectors of rows, runs 6-8 columns per tile
+  // and K in blocks of up to 256 / 768: sizes that cross each of those edges.
+  EACH_SIMD_TABLE();
+  for (size_t M : {16, 17, 50, 100}) for (size_t N : {8, 9, 13, 24, 35}) for (size_t K : {16, 33, 800, 1601}) {
+    const size_t lda = K + 3, ldb = K + 1, ldc = N + 2;
+    auto A = random_vector(M * lda, 23, -1.f, 1.f), Bm = random_vector(N * ldb, 24, -1.f, 1.f), bias = random_vector(N, 25);
+    std::vector<float> c1(M * ldc, 7.f), c2(M * ldc, 7.f);
+    S().gemm_nt(c1.data(), A.data(), Bm.data(), bias.data(), M, N, K, lda, ldb, ldc);
+    V().gemm_nt(c2.data(), A.data(), Bm.data(), bias.data(), M, N, K, lda, ldb, ldc);
+    INFO("M N K = " << M << " " << N << " " << K << ", max diff " << max_diff(c1, c2));
+    CHECK(max_diff(c1, c2) <= 1e-6 * static_cast<double>(K));  // |a|,|b| <= 1: K rounding steps of 1
+    for (size_t m = 0; m < M; ++m)
+      for (size_t n = N; n < ldc; ++n) CHECK(c2[m * ldc + n] == 7.f);
+  }
+}
+
+TEST_CASE("gemm_nt gives a row the same numbers whatever rows are computed beside it", "[kernels]") {
+  // A token's projection must not depend on the batch or on how many tokens came before it (the
+  // KV cache's decode step computes one row where the full forward computed all of them).
+  const attn::Kernels* tables[] = {&S(), nullptr};
+  tables[1] = GENERATE(Catch::Generators::from_range(attn::available_kernels()));
+  for (const attn::Kernels* kt : tables) {
+    INFO("kernels: " << kt->name);
+    for (size_t K : {7, 64, 800}) {
+      const size_t M = 53, N = 29;
+      auto A = random_vector(M * K, 26), Bm = random_vector(N * K, 27), bias = random_vector(N, 28);
+      std::vector<float> all(M * N), one(N);
+      kt->gemm_nt(all.data(), A.data(), Bm.data(), bias.data(), M, N, K, K, K, N);
+      for (size_t m : {0, 1, 15, 16, 17, 47, 48, 52}) {
+        kt->gemm_nt(one.data(), A.data() + m * K, Bm.data(), bias.data(), 1, N, K, K, K, N);
+        INFO("K = " << K << ", row " << m);
+        CHECK(std::equal(one.begin(), one.end(), all.begin() + m * N));
+      }
+    }
   }
 }
 
