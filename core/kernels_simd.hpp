@@ -138,13 +138,29 @@ struct K {
       k0 += kc;
       if (k0 >= K) break;
     }
-    if (n_end < N)  // the last N % W columns: scalar, one row at a time
-      for (size_t m = 0; m < M; ++m)
-        for (size_t j = n_end; j < N; ++j) {
-          float s = 0.f;
-          for (size_t k = 0; k < K; ++k) s += A[m * am + k * ak] * Bm[k * ldb + j];
-          C[m * ldc + j] = s;
-        }
+    if (n_end < N) tail_nn(C + n_end, A, Bm + n_end, M, N - n_end, K, am, ak, ldb, ldc);
+  }
+  // The last r < W columns through the same vector tiles, on a copy of those columns of B padded to
+  // one vector per row, into a buffer of whole vectors per row (C holds only r of them): every
+  // column of C is the same chain of fma over k, wherever it falls (a scalar loop would round
+  // differently from the vector FMA), and a few keys' scores (r = N < W) run as vectors too.
+  static void tail_nn(float* C, const float* A, const float* Bm, size_t M, size_t r, size_t K, size_t am, size_t ak,
+                      size_t ldb, size_t ldc) {
+    constexpr size_t MC = 64, KC = 128;  // rows of C, rows of B per copy
+    alignas(64) float bt[KC * W], ct[MC * W];
+    for (size_t m0 = 0; m0 < M; m0 += MC) {
+      const size_t mc = std::min(MC, M - m0);
+      for (size_t k0 = 0;;) {
+        const size_t kc = std::min(KC, K - k0);
+        for (size_t k = 0; k < kc; ++k)
+          for (size_t j = 0; j < W; ++j) bt[k * W + j] = j < r ? Bm[(k0 + k) * ldb + j] : 0.f;
+        rows_nn<1>(ct, A + m0 * am + k0 * ak, bt, mc, kc, am, ak, W, W, k0 > 0);
+        k0 += kc;
+        if (k0 >= K) break;
+      }
+      for (size_t i = 0; i < mc; ++i)
+        for (size_t j = 0; j < r; ++j) C[(m0 + i) * ldc + j] = ct[i * W + j];
+    }
   }
   static void gemm_nn(float* C, const float* A, const float* Bm, size_t M, size_t N, size_t K, size_t lda, size_t ldb,
                       size_t ldc) {
@@ -238,9 +254,17 @@ struct K {
       e.store_unaligned(x + i);
       vs += e;
     }
-    float sum = xsimd::hadd(vs);
-    for (; i < n; ++i) sum += (x[i] = std::exp(x[i] - m));
-    scale(x, 1.f / sum, n);
+    // The last n % W through one vector too, -inf past the row (e^-inf = 0): a short row (a few
+    // keys) would otherwise run std::exp on every element.
+    if (i < n) {
+      alignas(64) float t[W];
+      for (size_t j = 0; j < W; ++j) t[j] = i + j < n ? x[i + j] : ninf;
+      B e = exp_nonpositive(B::load_aligned(t) - bm);
+      e.store_aligned(t);
+      vs += e;
+      for (size_t j = 0; i + j < n; ++j) x[i + j] = t[j];
+    }
+    scale(x, 1.f / xsimd::hadd(vs), n);
   }
   static void layer_norm(float* y, const float* x, const float* gamma, const float* beta, size_t n, float eps) {
     size_t i = 0;
@@ -389,6 +413,7 @@ struct GemmNtPacked {
       for (size_t v = 0; v < V; ++v) acc[j][v] = B(0.f);
     const float* bp[R];
     for (size_t j = 0; j < R; ++j) bp[j] = Bm + j * ldb;
+#pragma GCC unroll 2  // 2 k per loop trip: 4 % faster on the Xeon (clang reads it too)
     for (size_t k = 0; k < kc; ++k) {
       B a[V];
       for (size_t v = 0; v < V; ++v) a[v] = B::load_aligned(Ap + k * P + v * W);

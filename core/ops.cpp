@@ -64,7 +64,14 @@ Tensor attention_heads(const Tensor& q_, const Tensor& k_, const Tensor& v_, int
   // Query rows per block: a block's scores (TB x S) stay in cache from the QK^T product through
   // the softmax to the weights-V product, where the unfused ops stream (B,H,T,S) through memory.
   constexpr int64_t TB = 64;
-  std::vector<float> kt(static_cast<size_t>(D * S)), scores(static_cast<size_t>(std::min(TB, T) * S));
+  // This head's K^T (D x S, rows LK floats apart) and values (S x D, packed): B of the two products.
+  // LK = S + 16: rows of S = 512 floats (2 KiB) apart would all fall in 2 of L1's 64 sets, which then
+  // hold 24 lines, not the 192 a block of 64 rows x 3 vectors reads again for every 8 query rows;
+  // the values, read in place, are C floats apart (3 KiB at d_model 768: 4 sets). Packed, both
+  // products run 10-25 % faster (AVX-512, 1x512x768).
+  const int64_t LK = S + 16;
+  std::vector<float> kt(static_cast<size_t>(D * LK)), vh(static_cast<size_t>(S * D)),
+      scores(static_cast<size_t>(std::min(TB, T) * S));
   const Kernels& kern = kernels();
   const auto u = [](int64_t x) { return static_cast<size_t>(x); };
   // x / scale is x * (1 / scale) to the bit when scale is a power of two (sqrt of head dims 4, 16,
@@ -79,11 +86,13 @@ Tensor attention_heads(const Tensor& q_, const Tensor& k_, const Tensor& v_, int
       for (int64_t s0 = 0; s0 < S; s0 += 16) {
         const int64_t s1 = std::min(S, s0 + 16);
         for (int64_t d = 0; d < D; ++d)
-          for (int64_t s = s0; s < s1; ++s) kt[u(d * S + s)] = kp[s * C + d];
+          for (int64_t s = s0; s < s1; ++s) kt[u(d * LK + s)] = kp[s * C + d];
       }
+      const float* vp = v.data() + b * S * C + h * D;
+      for (int64_t s = 0; s < S; ++s) std::memcpy(vh.data() + s * D, vp + s * C, u(D) * sizeof(float));
       for (int64_t t0 = 0; t0 < T; t0 += TB) {
         const int64_t tb = std::min(TB, T - t0);
-        kern.gemm_nn(scores.data(), q.data() + (b * T + t0) * C + h * D, kt.data(), u(tb), u(S), u(D), u(C), u(S), u(S));
+        kern.gemm_nn(scores.data(), q.data() + (b * T + t0) * C + h * D, kt.data(), u(tb), u(S), u(D), u(C), u(LK), u(S));
         float* sc = scores.data();
         if (exact_inverse) kern.scale(sc, 1.f / scale, u(tb * S));
         else
@@ -91,7 +100,7 @@ Tensor attention_heads(const Tensor& q_, const Tensor& k_, const Tensor& v_, int
         for (int64_t r = 0; r < tb; ++r) kern.softmax(sc + r * S, u(S));
         if (weights)
           std::memcpy(weights->data() + ((b * H + h) * T + t0) * S, sc, u(tb * S) * sizeof(float));
-        kern.gemm_nn(out.data() + (b * T + t0) * C + h * D, sc, v.data() + b * S * C + h * D, u(tb), u(D), u(S), u(S), u(C), u(C));
+        kern.gemm_nn(out.data() + (b * T + t0) * C + h * D, sc, vh.data(), u(tb), u(D), u(S), u(S), u(D), u(C));
       }
     }
   return out;
