@@ -5,8 +5,9 @@
 namespace attn {
 const Kernels& kernels_avx2() {
   static const Kernels table = [] {
-    Kernels k = simd::K<xsimd::fma3<xsimd::avx2>, 4, 3, 6, 2>::table("avx2");
-    k.gemm_nt = simd::GemmNtPacked<xsimd::fma3<xsimd::avx2>, 2, 6, 12, 256>::gemm_nt;
+    using Table = simd::K<xsimd::fma3<xsimd::avx2>, 4, 3, 6, 2>;
+    Kernels k = Table::table("avx2");
+    k.gemm_nt = simd::GemmNtPacked<xsimd::fma3<xsimd::avx2>, 2, 6, 12, 256, Table>::gemm_nt;
     return k;
   }();
   return table;

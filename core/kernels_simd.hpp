@@ -398,8 +398,10 @@ struct K {
 // Each output is the same chain of multiply-adds over k whatever M, the tile or the row's place:
 // s_b = fma over k in block b, C = ((s_0 + s_1) + ...) + bias, so a row's numbers never depend on
 // the rows computed beside it. NR1 is the column tile of a single-vector panel (the last rows of
-// A when they fit one vector; the whole of A for a few tokens).
-template <class Arch, size_t MV, size_t NR, size_t NR1, size_t KC = 256>
+// A when they fit one vector; the whole of A for a few tokens). At most W / 2 rows (a decode
+// step's one token per sequence) would leave most of a panel's lanes empty: Dot::gemm_nt (K's
+// dot-product tiles, 2-4x faster there) runs them, so a call of that few rows sums in its own order.
+template <class Arch, size_t MV, size_t NR, size_t NR1, size_t KC, class Dot>
 struct GemmNtPacked {
   using B = xsimd::batch<float, Arch>;
   static constexpr size_t W = B::size;
@@ -549,6 +551,10 @@ struct GemmNtPacked {
   static void gemm_nt(float* C, const float* A, const float* Bm, const float* bias, size_t M, size_t N, size_t K,
                       size_t lda, size_t ldb, size_t ldc) {
     constexpr size_t P = MV * W;
+    if (M <= W / 2) {
+      Dot::gemm_nt(C, A, Bm, bias, M, N, K, lda, ldb, ldc);
+      return;
+    }
     alignas(64) float Ap[P * KC];
     if (K == 0) {
       for (size_t m = 0; m < M; ++m)
