@@ -392,15 +392,18 @@ struct K {
 // each of NR rows of B gives one broadcast float per k, so MV*NR accumulators each hold MV*W
 // outputs of one column and every product goes straight into its lane (the dot-product tiles of
 // K::gemm_nt end each output with a horizontal sum). The weights are read in place, never
-// packed: nothing to cache or invalidate when training changes them. K runs in blocks of KC: a
-// packed panel (MV*W x KC floats, on the stack) stays in L1 while every column tile of B streams
-// past it; the tile is transposed into C through a small buffer, and block sums add up in C.
+// packed: nothing to cache or invalidate when training changes them. K runs in blocks of at most
+// KC: a packed panel (MV*W x KC floats, on the stack) stays in cache (AVX2's 16 x 256 in L1,
+// AVX-512's 48 x 768 in L2: one pass over a 768-wide K, no partial sums through C, measured
+// faster) while every column tile of B streams past it; each tile goes into C transposed (in
+// registers on AVX-512, through a small buffer elsewhere), and block sums add up in C.
 // Each output is the same chain of multiply-adds over k whatever M, the tile or the row's place:
-// s_b = fma over k in block b, C = ((s_0 + s_1) + ...) + bias, so a row's numbers never depend on
-// the rows computed beside it. NR1 is the column tile of a single-vector panel (the last rows of
-// A when they fit one vector; the whole of A for a few tokens). At most W / 2 rows (a decode
-// step's one token per sequence) would leave most of a panel's lanes empty: Dot::gemm_nt (K's
-// dot-product tiles, 2-4x faster there) runs them, so a call of that few rows sums in its own order.
+// s_b = fma over k in block b, C = ((s_0 + s_1) + ...) + bias, so in calls of more than W / 2 rows
+// a row's numbers never depend on the rows computed beside it. NR1 is the column tile of a
+// single-vector panel (the last rows of A when they fit one vector; the whole of A for a few
+// tokens). At most W / 2 rows (a decode step's one token per sequence) would leave most of a
+// panel's lanes empty: Dot::gemm_nt (K's dot-product tiles, 2-4x faster there) runs them, so a
+// call of that few rows sums in its own order.
 template <class Arch, size_t MV, size_t NR, size_t NR1, size_t KC, class Dot>
 struct GemmNtPacked {
   using B = xsimd::batch<float, Arch>;

@@ -2,6 +2,7 @@
 #include "tensor.hpp"
 
 #include <algorithm>
+#include <cstring>
 #include <map>
 #include <new>
 #include <mutex>
@@ -243,12 +244,22 @@ Tensor Tensor::clone() const {
   if (n == 0) return out;
   std::vector<int64_t> idx(static_cast<size_t>(nd), 0);
   const float* src = storage_.get() + offset_;
-  // Walk in row-major order, copying the innermost dimension as a run.
+  if (is_contiguous()) {
+    std::memcpy(dst, src, static_cast<size_t>(n) * sizeof(float));
+    return out;
+  }
+  // Walk in row-major order, copying the innermost dimension as a run (a memcpy when it is packed:
+  // the element loop with a run-time stride was 11 % of seed 000's MHA training step).
   const int64_t inner = nd ? shape_[nd - 1] : 1, inner_stride = nd ? strides_[nd - 1] : 1;
   for (int64_t done = 0; done < n; done += inner) {
     int64_t off = 0;
     for (int64_t i = 0; i + 1 < nd; ++i) off += idx[i] * strides_[i];
-    for (int64_t j = 0; j < inner; ++j) *dst++ = src[off + j * inner_stride];
+    if (inner_stride == 1) {
+      std::memcpy(dst, src + off, static_cast<size_t>(inner) * sizeof(float));
+      dst += inner;
+    } else {
+      for (int64_t j = 0; j < inner; ++j) *dst++ = src[off + j * inner_stride];
+    }
     for (int64_t i = nd - 2; i >= 0; --i) {
       if (++idx[i] < shape_[i]) break;
       idx[i] = 0;
