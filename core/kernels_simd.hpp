@@ -569,15 +569,25 @@ struct GemmNtPacked {
     for (size_t k0 = 0; k0 < K; k0 += kb) {
       const size_t kc = std::min(kb, K - k0);
       const bool first = k0 == 0, last = k0 + kc == K;
-      size_t m = 0;
-      for (; m < M && M - m > W; m += P) {  // more than one vector of rows left: full panels (zero rows pad the last)
-        const size_t rows = std::min(P, M - m);
+      // Panels of MV vectors of rows; the last rows in a panel of 2 vectors (zero rows pad it) or
+      // 1 when that is all they fill.
+      constexpr size_t V2 = MV > 2 ? 2 : MV;
+      for (size_t m = 0; m < M;) {
+        const size_t left = M - m;
+        if (left <= W) {
+          pack<1>(Ap, A + m * lda + k0, left, kc, lda);
+          panel<1, NR1>(C + m * ldc, Ap, Bm + k0, bias, left, N, kc, ldb, ldc, first, last);
+          break;
+        }
+        if (MV > 2 && left <= 2 * W) {
+          pack<V2>(Ap, A + m * lda + k0, left, kc, lda);
+          panel<V2, NR>(C + m * ldc, Ap, Bm + k0, bias, left, N, kc, ldb, ldc, first, last);
+          break;
+        }
+        const size_t rows = std::min(P, left);
         pack<MV>(Ap, A + m * lda + k0, rows, kc, lda);
         panel<MV, NR>(C + m * ldc, Ap, Bm + k0, bias, rows, N, kc, ldb, ldc, first, last);
-      }
-      if (m < M) {
-        pack<1>(Ap, A + m * lda + k0, M - m, kc, lda);
-        panel<1, NR1>(C + m * ldc, Ap, Bm + k0, bias, M - m, N, kc, ldb, ldc, first, last);
+        m += rows;
       }
     }
   }
