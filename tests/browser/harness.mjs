@@ -90,12 +90,20 @@ function bridgeFirefoxBidi() {
   WebSocket.prototype.emit.firefoxBridge = true;
 }
 
+// The in-process server object behind a playwright-core page (its connection's toImpl), where the
+// two Firefox helpers below reach what the public API does not give.
+function serverPage(page, what) {
+  const server = page._connection?.toImpl?.(page);
+  if (!server) throw new Error(`playwright-core changed: no server object behind the page to ${what}`);
+  return server;
+}
+
 // 3. playwright-core's BiDi touchscreen sends nothing (its tap() is empty), so page.tap() and
 //    touchscreen.tap() did nothing in Firefox. A tap is BiDi's input.performActions with a touch
 //    pointer (down and up at one point), which Firefox has: the raw touchscreen's tap sends that.
-//    Its class is reached through the in-process server object of a page (connection.toImpl).
+//    Its class is reached through the page's server object (serverPage).
 function bridgeFirefoxTouch(page) {
-  const raw = page._connection?.toImpl?.(page)?.touchscreen?._raw;
+  const raw = serverPage(page, 'send Firefox taps through').touchscreen?._raw;
   if (!raw) throw new Error('playwright-core changed: no raw touchscreen behind the page to send Firefox taps through');
   const proto = Object.getPrototypeOf(raw);
   if (proto.tap.firefoxBridge) return;
@@ -114,23 +122,20 @@ function bridgeFirefoxTouch(page) {
 // browser, launched with `firefoxGcOptions`, asks its content processes to collect (what
 // about:memory's GC and CC buttons send: child-gc-request, child-cc-request, then a GC again),
 // from its own window through WebDriver BiDi's chrome scope. Resolves once the page's
-// SpiderMonkey has counted two more major GCs (performance.mozMemory, dom.enable_memory_stats).
+// SpiderMonkey has counted a major GC after each GC request (performance.mozMemory,
+// dom.enable_memory_stats).
 export const firefoxGcOptions = { args: ['--remote-allow-system-access'], firefoxUserPrefs: { 'dom.enable_memory_stats': true } };
 export async function firefoxCollectGarbage(page) {
-  const server = page._connection?.toImpl?.(page);
-  const session = server?.delegate?._browserContext?._browser?._browserSession;
+  const session = serverPage(page, 'ask Firefox for a GC').delegate?._browserContext?._browser?._browserSession;
   if (!session) throw new Error('playwright-core changed: no WebDriver BiDi browser session behind the page to ask Firefox for a GC');
   const { contexts } = await session.send('browsingContext.getTree', { 'moz:scope': 'chrome' });
   const window = contexts.find((c) => c.url === 'chrome://browser/content/browser.xhtml');
   if (!window) throw new Error(`no Firefox browser window among the chrome contexts (${contexts.map((c) => c.url).join(', ')}): launch with firefoxGcOptions`);
-  const majors = () => page.evaluate(() => performance.mozMemory.gc.majorGCCount);
-  const before = await majors();
   for (const topic of ['child-gc-request', 'child-cc-request', 'child-gc-request']) {
-    const n = await majors();
+    const n = await page.evaluate(() => performance.mozMemory.gc.majorGCCount);
     await session.send('script.evaluate', { expression: `Services.obs.notifyObservers(null, '${topic}')`, target: { context: window.context }, awaitPromise: false });
     if (topic === 'child-gc-request') await page.waitForFunction((n) => performance.mozMemory.gc.majorGCCount > n, n, { polling: 50, timeout: 30000 });
   }
-  return (await majors()) - before;
 }
 
 const engines = {
