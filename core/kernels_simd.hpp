@@ -13,7 +13,32 @@
 
 #include "kernels.hpp"
 
+// The relaxed-SIMD WASM build (kernels_wasm.cpp compiled again with ATTN_WASM_RELAXED, linked
+// into attention-relaxed.wasm) gets its own inline namespace: its templates must never merge with
+// the plain build's at link time.
+#if defined(ATTN_WASM_RELAXED)
+#define ATTN_SIMD_VARIANT relaxed
+#else
+#define ATTN_SIMD_VARIANT plain
+#endif
+
 namespace attn::simd {
+inline namespace ATTN_SIMD_VARIANT {
+
+// a * b + c, lane by lane: xsimd::fma (one rounding on AVX2 / AVX-512; a multiply, then an add, on
+// SSE2 and WASM SIMD128), or, in the relaxed-SIMD WASM build, f32x4.relaxed_madd, which engines
+// with FMA hardware run as one fused instruction (V8 on x86-64: vfmadd). Debian's clang 14 knows
+// that instruction only by its prototype opcode (__builtin_wasm_fma_f32x4: 0xfd 0xaf 0x01, a
+// stack of a, b, c); scripts/relax-wasm.mjs rewrites each one to the final relaxed_madd
+// (0xfd 0x85 0x02), which computes a * b + c from the same stack.
+template <class Bt>
+inline Bt madd(const Bt& a, const Bt& b, const Bt& c) {
+#if defined(ATTN_WASM_RELAXED)
+  if constexpr (std::is_same<Bt, xsimd::batch<float, xsimd::sse4_1>>::value)
+    return Bt(__m128(__builtin_wasm_fma_f32x4(__m128(a), __m128(b), __m128(c))));
+#endif
+  return xsimd::fma(a, b, c);
+}
 
 // MR_NT x NR_NT: gemm_nt's register tile; MR_NN x NV_NN vectors: gemm_nn's outer-product tile.
 // Accumulators + the B vectors + one A vector must fit the 16 vector registers (32 for AVX-512);
@@ -22,7 +47,13 @@ namespace attn::simd {
 // KB_NN > 0: gemm_nn / gemm_tn run K in blocks of KB_NN, each block's tiles starting from the sums
 // the last one stored in C, so a block of B (KB_NN rows of NV_NN vectors) stays in L1 while every
 // row tile of A passes; a stored float reloads exactly, so the sums are those of one pass.
-template <class Arch, size_t MR_NT = 4, size_t NR_NT = 3, size_t MR_NN = 4, size_t NV_NN = 2, size_t KB_NN = 0>
+// PACK_NN (with KB_NN > 0): each block of A (48 rows x KB_NN) is first copied k-major, a row tile's
+// MR floats of one k side by side, so the tile reads A at fixed offsets from one pointer that moves
+// MR floats per k. For WASM: V8 otherwise computes each of the MR addresses with a multiply per k
+// (the strides of gemm_nn and gemm_tn are run-time values), and on x86 that integer work takes the
+// ports the multiply-adds need (the attention's products ran 20-25 % slower). Same sums, same order.
+template <class Arch, size_t MR_NT = 4, size_t NR_NT = 3, size_t MR_NN = 4, size_t NV_NN = 2, size_t KB_NN = 0,
+          bool PACK_NN = false>
 struct K {
   using B = xsimd::batch<float, Arch>;
   static constexpr size_t W = B::size;
@@ -31,10 +62,10 @@ struct K {
     B acc0(0.f), acc1(0.f);
     size_t i = 0;
     for (; i + 2 * W <= n; i += 2 * W) {
-      acc0 = xsimd::fma(B::load_unaligned(a + i), B::load_unaligned(b + i), acc0);
-      acc1 = xsimd::fma(B::load_unaligned(a + i + W), B::load_unaligned(b + i + W), acc1);
+      acc0 = madd(B::load_unaligned(a + i), B::load_unaligned(b + i), acc0);
+      acc1 = madd(B::load_unaligned(a + i + W), B::load_unaligned(b + i + W), acc1);
     }
-    for (; i + W <= n; i += W) acc0 = xsimd::fma(B::load_unaligned(a + i), B::load_unaligned(b + i), acc0);
+    for (; i + W <= n; i += W) acc0 = madd(B::load_unaligned(a + i), B::load_unaligned(b + i), acc0);
     float s = xsimd::hadd(acc0 + acc1);
     for (; i < n; ++i) s += a[i] * b[i];
     return s;
@@ -53,7 +84,7 @@ struct K {
       for (size_t j = 0; j < NR; ++j) b[j] = B::load_unaligned(Bm + j * ldb + k);
       for (size_t i = 0; i < MR; ++i) {
         const B a = B::load_unaligned(A + i * lda + k);
-        for (size_t j = 0; j < NR; ++j) acc[i][j] = xsimd::fma(a, b[j], acc[i][j]);
+        for (size_t j = 0; j < NR; ++j) acc[i][j] = madd(a, b[j], acc[i][j]);
       }
     }
     for (size_t i = 0; i < MR; ++i)
@@ -86,8 +117,8 @@ struct K {
   }
   // Outer-product tile: MR rows x NV vectors of C in registers; per k, MR broadcasts of A and NV
   // loads of B feed MR*NV FMAs. A[i][k] is at A + i*am + k*ak: (lda, 1) for gemm_nn, (1, lda) for
-  // gemm_tn, so both run the same sums in the same order.
-  template <size_t MR, size_t NV>
+  // gemm_tn, so both run the same sums in the same order; PK > 0: at A + k*PK + i (a packed tile).
+  template <size_t MR, size_t NV, size_t PK = 0>
   static void tile_nn(float* C, const float* A, const float* Bm, size_t K, size_t am, size_t ak, size_t ldb, size_t ldc,
                       bool more) {
     B acc[MR][NV];
@@ -97,8 +128,8 @@ struct K {
       B b[NV];
       for (size_t j = 0; j < NV; ++j) b[j] = B::load_unaligned(Bm + k * ldb + j * W);
       for (size_t i = 0; i < MR; ++i) {
-        const B a(A[i * am + k * ak]);
-        for (size_t j = 0; j < NV; ++j) acc[i][j] = xsimd::fma(a, b[j], acc[i][j]);
+        const B a(PK ? A[k * PK + i] : A[i * am + k * ak]);
+        for (size_t j = 0; j < NV; ++j) acc[i][j] = madd(a, b[j], acc[i][j]);
       }
     }
     for (size_t i = 0; i < MR; ++i)
@@ -116,9 +147,65 @@ struct K {
       for (; m + 4 <= M; m += 4) tile_nn<(MR > 4 ? 4 : 1), NV>(C + m * ldc, A + m * am, Bm, K, am, ak, ldb, ldc, more);
     for (; m < M; ++m) tile_nn<1, NV>(C + m * ldc, A + m * am, Bm, K, am, ak, ldb, ldc, more);
   }
+  // PACK_NN: rows [0, M) of A, K long, as the tiles of rows_packed read them: each tile of R rows
+  // (MR, then 4, then 1, as rows_nn splits them) k-major, R floats per k.
+  static void pack_nn(float* Ap, const float* A, size_t M, size_t K, size_t am, size_t ak) {
+    size_t m = 0;
+    const auto tiles = [&](size_t R, size_t count) {
+      for (; count--; m += R)
+        for (size_t k = 0; k < K; ++k)
+          for (size_t i = 0; i < R; ++i) *Ap++ = A[(m + i) * am + k * ak];
+    };
+    tiles(MR_NN, M / MR_NN);
+    if (MR_NN > 4) tiles(4, (M - m) / 4);
+    tiles(1, M - m);
+  }
+  template <size_t NV>
+  static void rows_packed(float* C, const float* Ap, const float* Bm, size_t M, size_t K, size_t ldb, size_t ldc, bool more) {
+    constexpr size_t MR = MR_NN, M4 = MR > 4 ? 4 : 1;
+    size_t m = 0;
+    for (; m + MR <= M; m += MR, Ap += MR * K) tile_nn<MR, NV, MR>(C + m * ldc, Ap, Bm, K, 1, MR, ldb, ldc, more);
+    if (MR > 4)
+      for (; m + 4 <= M; m += 4, Ap += 4 * K) tile_nn<M4, NV, M4>(C + m * ldc, Ap, Bm, K, 1, M4, ldb, ldc, more);
+    for (; m < M; ++m, Ap += K) tile_nn<1, NV, 1>(C + m * ldc, Ap, Bm, K, 1, 1, ldb, ldc, more);
+  }
+  // The column blocks of C (NV vectors, then 2, then 1) for rows [0, M) of one block of K.
+  static size_t strips_packed(float* C, const float* Ap, const float* b, size_t M, size_t N, size_t kc, size_t ldb,
+                              size_t ldc, bool more) {
+    constexpr size_t NV = NV_NN;
+    size_t n = 0;
+    for (; n + NV * W <= N; n += NV * W) {
+      if (NV == 3 && N - n >= 4 * W && N - n < 5 * W) break;
+      rows_packed<NV>(C + n, Ap, b + n, M, kc, ldb, ldc, more);
+    }
+    if (NV > 2)
+      for (; n + 2 * W <= N; n += 2 * W) rows_packed<(NV > 2 ? 2 : 1)>(C + n, Ap, b + n, M, kc, ldb, ldc, more);
+    for (; n + W <= N; n += W) rows_packed<1>(C + n, Ap, b + n, M, kc, ldb, ldc, more);
+    return n;
+  }
   static void gemm_outer(float* C, const float* A, const float* Bm, size_t M, size_t N, size_t K, size_t am, size_t ak,
                          size_t ldb, size_t ldc) {
     constexpr size_t NV = NV_NN;
+    if constexpr (PACK_NN) {
+      static_assert(KB_NN > 0, "PACK_NN packs blocks of KB_NN");
+      constexpr size_t MC = 48 / MR_NN * MR_NN;  // rows per packed block: a multiple of the tile
+      alignas(64) float Ap[MC * KB_NN];
+      if (K == 0) {  // empty sums, as the tiles store them
+        for (size_t m = 0; m < M; ++m) std::fill(C + m * ldc, C + m * ldc + N, 0.f);
+        return;
+      }
+      size_t n_end = 0;
+      for (size_t k0 = 0; k0 < K; k0 += KB_NN) {
+        const size_t kc = std::min(KB_NN, K - k0);
+        for (size_t m0 = 0; m0 < M; m0 += MC) {
+          const size_t mc = std::min(MC, M - m0);
+          pack_nn(Ap, A + m0 * am + k0 * ak, mc, kc, am, ak);
+          n_end = strips_packed(C + m0 * ldc, Ap, Bm + k0 * ldb, mc, N, kc, ldb, ldc, k0 > 0);
+        }
+      }
+      if (n_end < N) tail_nn(C + n_end, A, Bm + n_end, M, N - n_end, K, am, ak, ldb, ldc);
+      return;
+    }
     const size_t kb = KB_NN && K > KB_NN ? KB_NN : K;
     size_t n_end = 0;  // columns the vector tiles cover
     for (size_t k0 = 0;;) {
@@ -173,7 +260,7 @@ struct K {
   static void axpy(float* y, float alpha, const float* x, size_t n) {
     const B va(alpha);
     size_t i = 0;
-    for (; i + W <= n; i += W) xsimd::fma(va, B::load_unaligned(x + i), B::load_unaligned(y + i)).store_unaligned(y + i);
+    for (; i + W <= n; i += W) madd(va, B::load_unaligned(x + i), B::load_unaligned(y + i)).store_unaligned(y + i);
     for (; i < n; ++i) y[i] += alpha * x[i];
   }
   static void add(float* y, const float* a, const float* b, size_t n) {
@@ -225,12 +312,12 @@ struct K {
     B r = xsimd::fnma(k, B(0.693359375f), x);
     r = xsimd::fnma(k, B(-2.12194440e-4f), r);
     B p(1.9875691500E-4f);
-    p = xsimd::fma(p, r, B(1.3981999507E-3f));
-    p = xsimd::fma(p, r, B(8.3334519073E-3f));
-    p = xsimd::fma(p, r, B(4.1665795894E-2f));
-    p = xsimd::fma(p, r, B(1.6666665459E-1f));
-    p = xsimd::fma(p, r, B(5.0000001201E-1f));
-    p = xsimd::fma(p * r, r, r) + B(1.f);
+    p = madd(p, r, B(1.3981999507E-3f));
+    p = madd(p, r, B(8.3334519073E-3f));
+    p = madd(p, r, B(4.1665795894E-2f));
+    p = madd(p, r, B(1.6666665459E-1f));
+    p = madd(p, r, B(5.0000001201E-1f));
+    p = madd(p * r, r, r) + B(1.f);
     // k + 1.5 * 2^23 holds k in its low mantissa bits (|k| < 2^22): int k without a conversion.
     const I ki = xsimd::bitwise_cast<I>(k + B(12582912.f)) - I(0x4B400000);
     const B pow2k = xsimd::bitwise_cast<B>((ki + I(127)) << 23);
@@ -277,7 +364,7 @@ struct K {
     B vv(0.f);
     for (i = 0; i + W <= n; i += W) {
       B d = B::load_unaligned(x + i) - bmean;
-      vv = xsimd::fma(d, d, vv);
+      vv = madd(d, d, vv);
     }
     float var = xsimd::hadd(vv);
     for (; i < n; ++i) var += (x[i] - mean) * (x[i] - mean);
@@ -285,7 +372,7 @@ struct K {
     const float rstd = 1.f / std::sqrt(var + eps);
     const B brstd(rstd);
     for (i = 0; i + W <= n; i += W)
-      xsimd::fma((B::load_unaligned(x + i) - bmean) * brstd, B::load_unaligned(gamma + i), B::load_unaligned(beta + i))
+      madd((B::load_unaligned(x + i) - bmean) * brstd, B::load_unaligned(gamma + i), B::load_unaligned(beta + i))
           .store_unaligned(y + i);
     for (; i < n; ++i) y[i] = (x[i] - mean) * rstd * gamma[i] + beta[i];
   }
@@ -309,7 +396,7 @@ struct K {
     B vv(0.f);
     for (i = 0; i + W <= n; i += W) {
       B d = B::load_unaligned(x + i) - bmean;
-      vv = xsimd::fma(d, d, vv);
+      vv = madd(d, d, vv);
     }
     float var = xsimd::hadd(vv);
     for (; i < n; ++i) var += (x[i] - mean) * (x[i] - mean);
@@ -321,10 +408,10 @@ struct K {
     for (i = 0; i + W <= n; i += W) {
       const B xhat = (B::load_unaligned(x + i) - bmean) * brstd, d = B::load_unaligned(dy + i);
       const B g = d * B::load_unaligned(gamma + i);
-      xsimd::fma(d, xhat, B::load_unaligned(dgamma + i)).store_unaligned(dgamma + i);
+      madd(d, xhat, B::load_unaligned(dgamma + i)).store_unaligned(dgamma + i);
       (B::load_unaligned(dbeta + i) + d).store_unaligned(dbeta + i);
       v1 += g;
-      v2 = xsimd::fma(g, xhat, v2);
+      v2 = madd(g, xhat, v2);
     }
     float m1 = xsimd::hadd(v1), m2 = xsimd::hadd(v2);
     for (; i < n; ++i) {
@@ -349,11 +436,11 @@ struct K {
   // -x^2 <= 0 is exp_nonpositive's domain.
   static B erf(const B& x) {
     const B ax = xsimd::abs(x);
-    const B t = B(1.f) / xsimd::fma(B(0.3275911f), ax, B(1.f));
-    B r = xsimd::fma(B(1.061405429f), t, B(-1.453152027f));
-    r = xsimd::fma(r, t, B(1.421413741f));
-    r = xsimd::fma(r, t, B(-0.284496736f));
-    r = xsimd::fma(r, t, B(0.254829592f));
+    const B t = B(1.f) / madd(B(0.3275911f), ax, B(1.f));
+    B r = madd(B(1.061405429f), t, B(-1.453152027f));
+    r = madd(r, t, B(1.421413741f));
+    r = madd(r, t, B(-0.284496736f));
+    r = madd(r, t, B(0.254829592f));
     const B e = xsimd::fnma(exp_nonpositive(-(x * x)) * t, r, B(1.f));  // 1 - t r exp(-x^2)
     return xsimd::select(x < B(0.f), -e, e);
   }
@@ -372,7 +459,7 @@ struct K {
     for (; i + W <= n; i += W) {
       const B v = B::load_unaligned(x + i);
       const B cdf = B(0.5f) * (B(1.f) + erf(v * B(alpha))), pdf = B(beta) * exp_nonpositive(v * v * B(-0.5f));
-      (B::load_unaligned(dy + i) * xsimd::fma(v, pdf, cdf)).store_unaligned(dx + i);
+      (B::load_unaligned(dy + i) * madd(v, pdf, cdf)).store_unaligned(dx + i);
     }
     for (; i < n; ++i) {
       const float cdf = 0.5f * (1.f + std::erf(x[i] * alpha)), pdf = beta * std::exp(x[i] * x[i] * -0.5f);
@@ -424,7 +511,7 @@ struct GemmNtPacked {
       for (size_t v = 0; v < V; ++v) a[v] = B::load_aligned(Ap + k * P + v * W);
       for (size_t j = 0; j < R; ++j) {
         const B b(bp[j][k]);
-        for (size_t v = 0; v < V; ++v) acc[j][v] = xsimd::fma(a[v], b, acc[j][v]);
+        for (size_t v = 0; v < V; ++v) acc[j][v] = madd(a[v], b, acc[j][v]);
       }
     }
     for (size_t j = 0; j < R; ++j)
@@ -593,4 +680,5 @@ struct GemmNtPacked {
   }
 };
 
+}  // inline namespace ATTN_SIMD_VARIANT
 }  // namespace attn::simd

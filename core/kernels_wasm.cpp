@@ -1,5 +1,8 @@
 // WebAssembly instantiation of kernels_simd.hpp: built with -msimd128 -msse4.1, Emscripten maps
-// xsimd's SSE4.1 code to WASM SIMD128 (xsimd 8.1 has no wasm backend of its own).
+// xsimd's SSE4.1 code to WASM SIMD128 (xsimd 8.1 has no wasm backend of its own). Built twice:
+// into the library (attention.wasm, plain SIMD128: every engine) and, with ATTN_WASM_RELAXED,
+// into attention-relaxed.wasm, whose multiply-adds are f32x4.relaxed_madd (fused where the CPU has
+// FMA; bindings/attention.mjs loads it where the engine validates relaxed SIMD).
 // The GEMM register tiles are chosen on the machine, by timing: V8's register allocator spills
 // differently on different CPUs (the 4 x 3 gemm_nt tile ran nn.Linear at 18-26 GFLOP/s in
 // Chromium on an AMD EPYC where 2 x 4 ran at 46; on an Intel Xeon the order changed). The first
@@ -20,11 +23,16 @@ namespace {
 using Arch = xsimd::sse4_1;
 using GemmNt = decltype(Kernels::gemm_nt);
 using GemmNn = decltype(Kernels::gemm_nn);
+// gemm_nn / gemm_tn run K in blocks of 256, A packed per block (kernels_simd.hpp PACK_NN): the
+// attention's weights x V has K = keys, and a column block of 2048 keys' values (64 KiB) no longer
+// stays in L1 beside the score rows (1x2048x768: the forward went from 1219 to 819 ms in Chromium).
+constexpr size_t KB = 256;
 
 template <class Fn>
 struct Candidate {
   const char* tile;
   Fn fn;
+  double warm_ms = 0;         // calls not timed (V8's baseline code), summed
   double ms = 0, flops = 0;  // timed calls, summed
   int calls = 0;
 };
@@ -33,18 +41,24 @@ Candidate<GemmNt> nt[] = {{"2x4", simd::K<Arch, 2, 4>::gemm_nt},
                           {"4x3", simd::K<Arch, 4, 3>::gemm_nt},
                           {"4x2", simd::K<Arch, 4, 2>::gemm_nt},
                           {"3x3", simd::K<Arch, 3, 3>::gemm_nt}};
-Candidate<GemmNn> nn[] = {{"4x2", simd::K<Arch, 4, 3, 4, 2>::gemm_nn},
-                          {"2x4", simd::K<Arch, 4, 3, 2, 4>::gemm_nn},
-                          {"6x2", simd::K<Arch, 4, 3, 6, 2>::gemm_nn},
-                          {"3x3", simd::K<Arch, 4, 3, 3, 3>::gemm_nn}};
+Candidate<GemmNn> nn[] = {{"4x2", simd::K<Arch, 4, 3, 4, 2, KB, true>::gemm_nn},
+                          {"2x4", simd::K<Arch, 4, 3, 2, 4, KB, true>::gemm_nn},
+                          {"6x2", simd::K<Arch, 4, 3, 6, 2, KB, true>::gemm_nn},
+                          {"3x3", simd::K<Arch, 4, 3, 3, 3, KB, true>::gemm_nn}};
 // gemm_tn runs gemm_nn's tiles with A read transposed: it follows gemm_nn's choice (same order).
-const GemmNn tn[] = {simd::K<Arch, 4, 3, 4, 2>::gemm_tn, simd::K<Arch, 4, 3, 2, 4>::gemm_tn,
-                     simd::K<Arch, 4, 3, 6, 2>::gemm_tn, simd::K<Arch, 4, 3, 3, 3>::gemm_tn};
+const GemmNn tn[] = {simd::K<Arch, 4, 3, 4, 2, KB, true>::gemm_tn, simd::K<Arch, 4, 3, 2, 4, KB, true>::gemm_tn,
+                     simd::K<Arch, 4, 3, 6, 2, KB, true>::gemm_tn, simd::K<Arch, 4, 3, 3, 3, KB, true>::gemm_tn};
 
 // Calls below this many multiply-adds are too short for the browser's coarse clock to time.
 constexpr double kTimedFlops = double(1 << 20);
-constexpr int kSkipRounds = 2;   // the first calls run V8's baseline code
-constexpr int kTimedRounds = 6;  // calls per candidate before choosing
+// V8 runs a function first as Liftoff's baseline code and swaps in TurboFan's only after it has
+// spent a budget of loop iterations (dynamic tiering): for the attention's short calls (64 query
+// rows of one head, ~80 us) that is dozens of calls. So a candidate's first kWarmMs of calls are
+// not counted, and it is judged on at least kTimedMs and kTimedRounds calls after that: enough
+// for Chromium's 100 us clock (without cross-origin isolation) to time it to a few per cent.
+constexpr double kWarmMs = 30;
+constexpr double kTimedMs = 20;
+constexpr int kTimedRounds = 6;
 
 // Runs one call on the chosen candidate, or on the next one in turn while choosing.
 template <class Fn, size_t N, class Call>
@@ -53,16 +67,19 @@ void dispatch(Candidate<Fn> (&c)[N], int& chosen, int& turn, double flops, Call 
     call(c[chosen >= 0 ? chosen : 0].fn);
     return;
   }
-  Candidate<Fn>& k = c[turn % static_cast<int>(N)];
+  Candidate<Fn>& k = c[turn++ % static_cast<int>(N)];
   const double t0 = emscripten_get_now();
   call(k.fn);
   const double ms = emscripten_get_now() - t0;
-  if (turn++ >= kSkipRounds * static_cast<int>(N)) {
-    k.ms += ms;
-    k.flops += flops;
-    ++k.calls;
+  if (k.warm_ms < kWarmMs) {
+    k.warm_ms += ms;
+    return;
   }
-  if (turn < (kSkipRounds + kTimedRounds) * static_cast<int>(N)) return;
+  k.ms += ms;
+  k.flops += flops;
+  ++k.calls;
+  for (const Candidate<Fn>& x : c)
+    if (x.calls < kTimedRounds || x.ms < kTimedMs) return;
   int best = 0;
   for (int i = 1; i < static_cast<int>(N); ++i)
     if (c[i].ms / c[i].flops < c[best].ms / c[best].flops) best = i;
@@ -96,7 +113,11 @@ std::string describe(const char* what, const Candidate<Fn> (&c)[N], int chosen) 
 
 const Kernels& kernels_wasm() {
   static const Kernels table = [] {
+#if defined(ATTN_WASM_RELAXED)
+    Kernels k = simd::K<Arch, 2, 4>::table("wasm-relaxed-simd");
+#else
     Kernels k = simd::K<Arch, 2, 4>::table("wasm-simd128");
+#endif
     k.gemm_nt = gemm_nt;
     k.gemm_nn = gemm_nn;
     k.gemm_tn = gemm_tn;

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds the core twice, incrementally: natively (build/native: library, attention-cli, Catch2
-# tests) and to WebAssembly (build/wasm: attention.js + attention.wasm) with Emscripten.
+# tests) and to WebAssembly (build/wasm: attention.js + attention.wasm, and attention-relaxed.wasm:
+# the same core with relaxed-SIMD multiply-adds, scripts/relax-wasm.mjs) with Emscripten.
 #   scripts/build.sh              native + wasm (npm start, npm run build)
 #   scripts/build.sh test         native + wasm + the native tests under ASan + UBSan (build/native-asan)
 set -euo pipefail
@@ -24,7 +25,7 @@ wasm() {
   export NODE_PATH=/usr/share/nodejs
   [[ -f build/wasm/CMakeCache.txt ]] || emcmake cmake -S . -B build/wasm -DCMAKE_BUILD_TYPE=Release >/dev/null
   cmake --build build/wasm -j "$jobs" -- --no-print-directory | grep -vE '^\[ *[0-9]+%\]|^(Consolidate|Scanning|Built target)' || true
-  test -f build/wasm/attention.wasm
+  test -f build/wasm/attention.wasm && test -f build/wasm/attention-relaxed.wasm
 }
 
 case "$what" in

@@ -2,7 +2,8 @@
 //   N passed, N failed
 // 1. native: CTest over the Catch2 tests (build/native), and again built with ASan + UBSan
 //    (build/native-asan) when that tree exists (scripts/build.sh test makes it)
-// 2. node:   node:test over tests/node (the WASM core under Node)
+// 2. node:   node:test over tests/node (the WASM core under Node), and core.test.mjs again on the
+//    relaxed-SIMD build
 // 3. browser: node:test over tests/browser, once per engine (tests/browser/harness.mjs): headless
 //    /usr/bin/chromium, then /usr/bin/firefox-esr, every suite in both; BROWSER=chromium|firefox
 //    runs one (both: the default)
@@ -27,10 +28,10 @@ function ctest(dir, label) {
   return { label, passed: total - failed, failed: failed + (r.status !== 0 && failed === 0 ? 1 : 0) };
 }
 
-function nodeTests(dir, label, env = process.env) {
-  const files = readdirSync(dir).filter((f) => f.endsWith('.test.mjs')).map((f) => `${dir}/${f}`);
+function nodeTests(dir, label, env = process.env, { only: names = null, nodeArgs = [] } = {}) {
+  const files = readdirSync(dir).filter((f) => f.endsWith('.test.mjs') && (!names || names.includes(f))).map((f) => `${dir}/${f}`);
   if (files.length === 0) return { label, passed: 0, failed: 1, note: `no tests in ${dir}` };
-  const r = run(process.execPath, ['--test', '--test-reporter=tap', '--test-concurrency=1', ...files], { env });
+  const r = run(process.execPath, [...nodeArgs, '--test', '--test-reporter=tap', '--test-concurrency=1', ...files], { env });
   const pass = /^# pass (\d+)/m.exec(r.stdout ?? ''), fail = /^# fail (\d+)/m.exec(r.stdout ?? '');
   if (!pass || !fail) return { label, passed: 0, failed: 1, note: 'node --test printed no summary' };
   return { label, passed: Number(pass[1]), failed: Number(fail[1]) + (r.status !== 0 && Number(fail[1]) === 0 ? 1 : 0) };
@@ -40,7 +41,13 @@ if (!only || only === 'native') {
   suites.push(ctest('build/native', 'native (CTest)'));
   if (existsSync('build/native-asan/CTestTestfile.cmake')) suites.push(ctest('build/native-asan', 'native ASan+UBSan (CTest)'));
 }
-if (!only || only === 'node') suites.push(nodeTests('tests/node', 'wasm under Node'));
+if (!only || only === 'node') {
+  suites.push(nodeTests('tests/node', 'wasm under Node'));
+  // the relaxed-SIMD build (attention-relaxed.wasm) on the core's cases: Node 20 validates relaxed
+  // SIMD behind this flag only (Chromium has it on: the browser pass runs that build too)
+  suites.push(nodeTests('tests/node', 'wasm (relaxed SIMD) under Node', { ...process.env, ATTN_WASM_SIMD: 'relaxed' },
+    { only: ['core.test.mjs'], nodeArgs: ['--experimental-wasm-relaxed-simd'] }));
+}
 const ENGINE_NAMES = { chromium: 'Chromium', firefox: 'Firefox' };
 const engines = !process.env.BROWSER || process.env.BROWSER === 'both' ? Object.keys(ENGINE_NAMES) : [process.env.BROWSER];
 // CI's 30 minutes on 2 cores hold Chromium's whole browser pass and Firefox's pass of every suite,

@@ -21,6 +21,7 @@ import * as ortWasm from '/node_modules/onnxruntime-web/dist/ort.wasm.min.mjs';
 import * as ortGpu from '/node_modules/onnxruntime-web/dist/ort.webgpu.min.mjs';
 import { GpuAttention, planFromResult } from '/web/gpu/attention-gpu.js';
 import { timed } from '/tests/bench/timed.mjs';
+import { hasRelaxedSimd } from '/bindings/attention.mjs';
 
 const tf = globalThis.tf;
 const ORT_DIST = '/node_modules/onnxruntime-web/dist/';
@@ -91,9 +92,31 @@ async function ortSession(ort, ep, C, H) {
   return ortSessions.get(key);
 }
 
+// core-wasm-simd128: the plain SIMD128 build beside the relaxed one core-wasm runs (loaded on first
+// use), for the gain of relaxed SIMD in one run; where the engine has no relaxed SIMD, core-wasm is
+// that build already and this backend is skipped.
+let corePlain = null;
+async function plainCore() {
+  if (!hasRelaxedSimd()) return null;
+  corePlain ??= await createAttentionBench({ wasmBinary: await fetchBytes('/build/wasm/bench/attention-bench.wasm') });
+  corePlain.setMemoryBudget(1.9 * 2 ** 30);
+  return corePlain;
+}
+
 const BACKENDS = {
   async 'core-wasm'(B, T, C, H, protocol) {
     const { x, session } = problem(B, T, C, H, true);
+    try {
+      return await timed(() => { session.x().set(x); return session.forward().slice(); }, protocol);
+    } finally {
+      session.delete();
+    }
+  },
+  async 'core-wasm-simd128'(B, T, C, H, protocol) {
+    const plain = await plainCore();
+    if (!plain) return { skipped: 'no relaxed SIMD in this engine: core-wasm runs the plain SIMD128 build' };
+    const { x } = problem(B, T, C, H);
+    const session = new plain.Session(B, T, C, H);
     try {
       return await timed(() => { session.x().set(x); return session.forward().slice(); }, protocol);
     } finally {
@@ -371,8 +394,10 @@ const TRAIN_BACKENDS = { 'core-wasm': trainCoreWasm, 'tfjs-wasm': trainTfjsWasm 
 
 window.bench = {
   async setup() {
-    const wasmBinary = await fetchBytes('/build/wasm/bench/attention-bench.wasm');
-    core = await createAttentionBench({ wasmBinary });
+    // The relaxed-SIMD build where the engine validates relaxed SIMD (as bindings/attention.mjs
+    // picks for the page), the plain SIMD128 build elsewhere; the glue is the same.
+    const relaxed = hasRelaxedSimd();
+    core = await createAttentionBench({ wasmBinary: await fetchBytes(`/build/wasm/bench/attention-bench${relaxed ? '-relaxed' : ''}.wasm`) });
     core.setMemoryBudget(1.9 * 2 ** 30);
     for (const ort of [ortWasm, ortGpu]) {
       ort.env.wasm.wasmPaths = ORT_DIST;
@@ -395,11 +420,14 @@ window.bench = {
       userAgent: navigator.userAgent, crossOriginIsolated: globalThis.crossOriginIsolated ?? false,
       coreKernels: core.kernelsName(), ort: ortWasm.env.versions?.web ?? ortWasm.env.versions?.common ?? null,
       tfjs: tf.version_core ?? tf.version?.['tfjs-core'] ?? null, adapter, gpuAdapterName: gpu?.adapterName ?? null, gpuError,
+      wasmRelaxedSimd: relaxed,
       wasmSimd: WebAssembly.validate(new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0, 1, 5, 1, 96, 0, 1, 123, 3, 2, 1, 0, 10, 10, 1, 8, 0, 65, 0, 253, 15, 253, 98, 11])),
     };
   },
   // The WASM SIMD128 multiply-add ceiling again (run.mjs calls it after the forward runs).
   peak: () => JSON.parse(core.peak()),
+  // The core's GEMM tiles as timed at start-up (kernels_wasm.cpp) and their GFLOP/s then.
+  detail: () => core.kernelsDetail(),
   async run(backend, { B, T, C, H }, protocol) {
     try {
       const ref = await fetchBytes(`/build/bench/ref_B${B}_T${T}_C${C}_H${H}.f32`);

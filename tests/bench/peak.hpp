@@ -8,7 +8,8 @@
 //           untouched)
 //   WASM    (wasm_bench.cpp, run in the bench page's Chromium): SIMD128 f32x4.mul then f32x4.add
 //           (4 lanes, 2 flop per lane): the instructions the core's WASM kernels use (WASM SIMD128
-//           has no fused multiply-add; x86 engines run the mul and the add on separate ports)
+//           has no fused multiply-add; x86 engines run the mul and the add on separate ports) and,
+//           in the relaxed-SIMD bench build (attention-bench-relaxed.wasm), f32x4.relaxed_madd
 // Each kernel is timed for about `ms` milliseconds, `reps` times; the best rep is the peak.
 #pragma once
 #include <algorithm>
@@ -29,7 +30,7 @@
 namespace attn::bench::peak {
 
 struct Result {
-  std::string kind;   // "avx2-fma", "avx512-fma", "wasm-simd128-mul-add"
+  std::string kind;   // "avx2-fma", "avx512-fma", "wasm-simd128-mul-add", "wasm-relaxed-madd"
   int accumulators;   // the N of the fastest variant
   int lanes;          // float lanes per vector
   double gflops;      // best rep, 1e9 flop/s (2 flop per lane per multiply-add)
@@ -113,6 +114,23 @@ float muladd128(long long iters) {
   return wasm_f32x4_extract_lane(s, 0) + wasm_f32x4_extract_lane(s, 3);
 }
 #endif
+#if defined(ATTN_WASM_RELAXED)
+// f32x4.relaxed_madd (written as clang 14's prototype and rewritten by scripts/relax-wasm.mjs, as
+// the core's kernels are): one fused instruction per multiply-add where the engine has FMA.
+template <int N>
+float madd128(long long iters) {
+  __f32x4 acc[N];
+  for (int i = 0; i < N; ++i) acc[i] = (__f32x4)wasm_f32x4_splat(1.0f + 0.01f * float(i));
+  const __f32x4 a = (__f32x4)wasm_f32x4_splat(0.999999f), b = (__f32x4)wasm_f32x4_splat(1e-6f);
+  for (long long it = 0; it < iters; ++it) {
+#pragma GCC unroll 32
+    for (int i = 0; i < N; ++i) acc[i] = __builtin_wasm_fma_f32x4(acc[i], a, b);
+  }
+  v128_t s = (v128_t)acc[0];
+  for (int i = 1; i < N; ++i) s = wasm_f32x4_add(s, (v128_t)acc[i]);
+  return wasm_f32x4_extract_lane(s, 0) + wasm_f32x4_extract_lane(s, 3);
+}
+#endif
 
 // Every ceiling this build and CPU can measure.
 inline std::vector<Result> measure(double ms = 10, int reps = 12) {
@@ -135,6 +153,9 @@ inline std::vector<Result> measure(double ms = 10, int reps = 12) {
 #endif
 #if defined(__wasm_simd128__)
   pick("wasm-simd128-mul-add", 4, {{6, &muladd128<6>}, {8, &muladd128<8>}, {10, &muladd128<10>}, {12, &muladd128<12>}, {14, &muladd128<14>}, {16, &muladd128<16>}});
+#endif
+#if defined(ATTN_WASM_RELAXED)
+  pick("wasm-relaxed-madd", 4, {{6, &madd128<6>}, {8, &madd128<8>}, {10, &madd128<10>}, {12, &madd128<12>}, {14, &madd128<14>}, {16, &madd128<16>}});
 #endif
   return out;
 }

@@ -22,7 +22,8 @@ export function report(results) {
 // "AMD EPYC (avx2, fma, avx512f)": the CPU model of /proc/cpuinfo and the SIMD flags that matter here.
 export const cpuTag = (m) => `${m.cpu ?? 'unknown CPU'} (${['avx2', 'fma', 'avx512f'].filter((f) => m[f] ?? (f === 'avx512f' ? m.avx512f : m.avx2_fma)).join(', ') || 'no avx2'})`;
 export const cpuSlug = (cpu) => String(cpu ?? 'unknown-cpu').replace(/\((R|TM|C)\)/gi, '').toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '') || 'unknown-cpu';
-const PEAK_NAMES = { 'avx2-fma': 'AVX2 FMA (256-bit)', 'avx512-fma': 'AVX-512 FMA (512-bit)', 'wasm-simd128-mul-add': 'SIMD128 f32x4 mul+add' };
+const PEAK_NAMES = { 'avx2-fma': 'AVX2 FMA (256-bit)', 'avx512-fma': 'AVX-512 FMA (512-bit)', 'wasm-simd128-mul-add': 'SIMD128 f32x4 mul+add',
+  'wasm-relaxed-madd': 'relaxed SIMD f32x4.relaxed_madd' };
 // The ceiling a column is divided by: the best measured kind of the engine (native: AVX-512 or AVX2, whichever ran faster).
 export function ceilingOf(peaks) {
   const all = Object.entries(peaks ?? {}).map(([kind, p]) => ({ kind, ...p }));
@@ -73,11 +74,15 @@ function forwardReport(results, lines, notes) {
   // Firefox's columns (run.mjs firefoxRuns: runs named firefox:<backend>) when that engine ran.
   const ff = results.firefox, ffName = ff && `Firefox ${/Firefox\/([\d.]+)/.exec(ff.userAgent)?.[1] ?? ''}`.trim();
   const ffPeak = ceilingOf(results.peaks?.firefox_wasm);
+  // core-wasm-simd128 (page.js): the plain SIMD128 build beside the relaxed-SIMD one core-wasm runs
+  const plainRuns = results.runs.some((r) => r.backend === 'core-wasm-simd128' && r.median_ms != null);
   table(`WASM in headless Chromium (V8)${ff ? ` and ${ffName} (SpiderMonkey)` : ''} (${results.browser.coreKernels}, 1 thread; onnxruntime-web ${results.browser.ort} wasm EP, tfjs ${results.browser.tfjs} wasm backend)`,
     ['B×T×C, heads', 'core WASM', 'ort-web wasm', 'tfjs wasm', 'core / ort', 'core / tfjs',
+      ...(plainRuns ? ['core WASM, SIMD128 build', 'SIMD128 build / ort'] : []),
       ...(ff ? ['core WASM, Firefox', 'ort wasm, Firefox', 'tfjs wasm, Firefox', 'core / ort, Firefox', 'core, Firefox / Chromium'] : [])],
     main.map((s) => [SHAPE(s), cell(get('core-wasm', s)), cell(get('ort-wasm', s)), cell(get('tfjs-wasm', s)),
       rcell(ratio(get('core-wasm', s), get('ort-wasm', s))), rcell(ratio(get('core-wasm', s), get('tfjs-wasm', s))),
+      ...(plainRuns ? [cell(get('core-wasm-simd128', s)), rcell(ratio(get('core-wasm-simd128', s), get('ort-wasm', s)))] : []),
       ...(ff ? [cell(get('firefox:core-wasm', s)), cell(get('firefox:ort-wasm', s)), cell(get('firefox:tfjs-wasm', s)),
         rcell(ratio(get('firefox:core-wasm', s), get('firefox:ort-wasm', s))), rcell(ratio(get('firefox:core-wasm', s), get('core-wasm', s)))] : [])]));
   if (ff) {
@@ -95,24 +100,31 @@ function forwardReport(results, lines, notes) {
     return ceiling ? `${g.toFixed(1)} (${((100 * g) / ceiling).toFixed(0)}%)` : g.toFixed(1);
   };
   // Ceilings measured in this run (peak.hpp), never assumed: the native bench's register-only FMA
-  // microkernels, and the page's SIMD128 mul+add one, each the best of its measurements.
-  const nativePeak = ceilingOf(results.peaks?.native), wasmPeak = ceilingOf(results.peaks?.wasm);
-  const nativeCeil = nativePeak?.gflops ?? null, wasmCeil = wasmPeak?.gflops ?? null;
-  table(`Achieved GFLOP/s (8·B·T·C² + 4·B·T²·C flop per call), with % of measured peak: native ${nativePeak ? `${PEAK_NAMES[nativePeak.kind]} ${nativeCeil.toFixed(1)} GFLOP/s` : 'not measured'}; WASM ${wasmPeak ? `${PEAK_NAMES[wasmPeak.kind]} ${wasmCeil.toFixed(1)} GFLOP/s in this Chromium` : 'not measured'}`,
+  // microkernels, and the page's SIMD128 ones, each the best of its measurements. Each WASM column
+  // is divided by the ceiling of the instructions it runs: the core's relaxed-SIMD build by the
+  // relaxed_madd one, the plain builds (ort-web and tfjs use no relaxed SIMD) by mul+add's.
+  const nativePeak = ceilingOf(results.peaks?.native);
+  const nativeCeil = nativePeak?.gflops ?? null;
+  const plainPeak = results.peaks?.wasm?.['wasm-simd128-mul-add'] ? { kind: 'wasm-simd128-mul-add', ...results.peaks.wasm['wasm-simd128-mul-add'] } : null;
+  const relaxedPeak = results.peaks?.wasm?.['wasm-relaxed-madd'] ? { kind: 'wasm-relaxed-madd', ...results.peaks.wasm['wasm-relaxed-madd'] } : null;
+  const corePeak = /relaxed/.test(results.browser?.coreKernels ?? '') ? relaxedPeak : plainPeak;
+  const wasmCeil = plainPeak?.gflops ?? null, coreWasmCeil = corePeak?.gflops ?? null;
+  const peakText = (p) => `${PEAK_NAMES[p.kind]} ${p.gflops.toFixed(1)} GFLOP/s`;
+  table(`Achieved GFLOP/s (8·B·T·C² + 4·B·T²·C flop per call), with % of measured peak: native ${nativePeak ? peakText(nativePeak) : 'not measured'}; WASM in this Chromium: ${corePeak ? `core ${peakText(corePeak)}` : 'not measured'}, ort and tfjs ${plainPeak ? peakText(plainPeak) : 'not measured'}`,
     ['B×T×C, heads', 'GFLOP', 'core native', 'PyTorch', 'ort-node', 'core WASM', 'ort wasm', 'tfjs wasm', 'core WebGPU', 'ort webgpu', 'tfjs webgpu'],
     main.map((s) => [SHAPE(s), (flops(s) / 1e9).toFixed(2), gcell(get('core-native', s), s, nativeCeil), gcell(get('torch-cpu', s), s, nativeCeil), gcell(get('ort-node', s), s, nativeCeil),
-      gcell(get('core-wasm', s), s, wasmCeil), gcell(get('ort-wasm', s), s, wasmCeil), gcell(get('tfjs-wasm', s), s, wasmCeil),
+      gcell(get('core-wasm', s), s, coreWasmCeil), gcell(get('ort-wasm', s), s, wasmCeil), gcell(get('tfjs-wasm', s), s, wasmCeil),
       gcell(get('core-webgpu', s), s), gcell(get('ort-webgpu', s), s), gcell(get('tfjs-webgpu', s), s)]));
   const over = [];
   for (const s of main) {
-    for (const [b, c] of [['core-native', nativeCeil], ['torch-cpu', nativeCeil], ['ort-node', nativeCeil], ['core-wasm', wasmCeil], ['ort-wasm', wasmCeil], ['tfjs-wasm', wasmCeil]]) {
+    for (const [b, c] of [['core-native', nativeCeil], ['torch-cpu', nativeCeil], ['ort-node', nativeCeil], ['core-wasm', coreWasmCeil], ['core-wasm-simd128', wasmCeil], ['ort-wasm', wasmCeil], ['tfjs-wasm', wasmCeil]]) {
       const g = gf(get(b, s), s);
       if (g != null && c && g > c) over.push(`${b} at ${SHAPE(s)} (${((100 * g) / c).toFixed(0)} %)`);
     }
   }
   lines.push(`Measured peaks (register-only multiply-add microkernels, tests/bench/peak.hpp; the best of the measurements before and after the forward runs): native ${peakList(results.peaks?.native) || 'none'}; WASM in the bench page ${peakList(results.peaks?.wasm) || 'none'}.` +
     (over.length ? ` Above 100 % of the measured peak (the peak measured while the machine was busier than during that call): ${over.join(', ')}.` : ' No entry is above 100 % of its measured peak.'), '');
-  const checks = ['core-native', 'torch-cpu', 'ort-node', 'core-wasm', 'ort-wasm', 'tfjs-wasm', 'core-webgpu', 'ort-webgpu', 'tfjs-webgpu'].map((b) => {
+  const checks = ['core-native', 'torch-cpu', 'ort-node', 'core-wasm', 'core-wasm-simd128', 'ort-wasm', 'tfjs-wasm', 'core-webgpu', 'ort-webgpu', 'tfjs-webgpu'].map((b) => {
     const d = results.runs.filter((r) => r.backend === b && r.max_abs_diff_vs_torch != null).map((r) => r.max_abs_diff_vs_torch);
     return b === 'torch-cpu' ? null : `${b} ${d.length ? Math.max(...d).toExponential(1) : '—'}`;
   }).filter(Boolean);
@@ -140,7 +152,7 @@ function forwardReport(results, lines, notes) {
   target(`native core / onnxruntime-node, worst main size${wo ? ` (${SHAPE(wo.s)})` : ''}`, wo?.v ?? null, 1.0);
   const pct = (b, c) => (gf(get(b, T512), T512) != null && c ? (100 * gf(get(b, T512), T512)) / c : null);
   atLeast(`native core, % of the measured ${nativePeak ? PEAK_NAMES[nativePeak.kind] : ''} peak at ${SHAPE(T512)}`, pct('core-native', nativeCeil), 60);
-  atLeast(`WASM core, % of the measured SIMD128 peak at ${SHAPE(T512)}`, pct('core-wasm', wasmCeil), 60);
+  atLeast(`WASM core, % of the measured ${corePeak ? PEAK_NAMES[corePeak.kind] : 'SIMD128'} peak at ${SHAPE(T512)}`, pct('core-wasm', coreWasmCeil), 60);
   const wg = worst('core-webgpu', 'ort-webgpu');
   target(`WebGPU core / ort-web webgpu, worst size both ran${wg ? ` (${SHAPE(wg.s)})` : ''}`, wg?.v ?? null, 1.0);
   lines.push(`#### Targets (issue 19) — ${tag}`, '', '| target | measured | limit | |', '| --- | ---: | ---: | --- |');

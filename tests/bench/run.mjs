@@ -62,7 +62,7 @@ const gpuShape = (s) => !quick || (s.B === 1 && s.T <= 128);
 const SEED_SHAPE = { B: 64, T: 10, C: 512, H: 8 };
 const shapes = [...SCALING_T.map((T) => ({ B: 1, T, C: 768, H: 12 })), SEED_SHAPE];
 const shapeArg = shapes.map((s) => `${s.B},${s.T},${s.C},${s.H}`).join(';');
-const BROWSER_BACKENDS = ['core-wasm', 'ort-wasm', 'tfjs-wasm', 'core-webgpu', 'ort-webgpu', 'tfjs-webgpu'];
+const BROWSER_BACKENDS = ['core-wasm', 'core-wasm-simd128', 'ort-wasm', 'tfjs-wasm', 'core-webgpu', 'ort-webgpu', 'tfjs-webgpu'];
 // Firefox: the WASM table's backends at its sizes (its WebGPU, on Mesa's lavapipe, is another CPU
 // emulation of a GPU: not timed).
 const FIREFOX_BACKENDS = ['core-wasm', 'ort-wasm', 'tfjs-wasm'];
@@ -97,7 +97,7 @@ function build() {
   const native = [doForward && 'attention-bench', doTrain && 'attention-train-bench', doGenerate && 'attention-generate-bench'].filter(Boolean).join(' ');
   sh(`flock build/.lock cmake --build build/native --target ${native} -j 2 >/dev/null`);
   // the page imports the bench build of the core (forward) and loads the page's own (training)
-  if (doForward || doTrain) sh('flock build/.lock cmake --build build/wasm --target attention_bench_wasm -j 2 >/dev/null');
+  if (doForward || doTrain) sh('flock build/.lock cmake --build build/wasm --target attention_bench_wasm attention_bench_wasm_relaxed -j 2 >/dev/null');
 }
 
 // Which core was measured: the checkout's commit, the uncommitted changes under core/ and

@@ -42,6 +42,7 @@ EMSCRIPTEN_BINDINGS(attention_bench) {
       .function("paramName", &Session::paramName)
       .function("param", &Session::param);
   function("kernelsName", &kernels_name);
+  function("kernelsDetail", &attn::kernels_detail);  // the GEMM tiles timed at start-up, and their GFLOP/s
   function("peak", optional_override([]() { return attn::bench::peak::to_json(attn::bench::peak::measure(20, 10)); }));
   function("setMemoryBudget", optional_override([](double bytes) { attn::set_memory_budget(static_cast<size_t>(bytes)); }));
 }

@@ -242,7 +242,7 @@ test('heatmaps read out a value on keyboard focus, and the page fits 360 px', as
 
 test('while the WASM core loads the page says so, and shows an error banner if it cannot', async () => {
   const slow = await browser.context.newPage();
-  await slow.route('**/attention.wasm', async (route) => { await new Promise((r) => setTimeout(r, 700)); await route.continue(); });
+  await slow.route('**/attention*.wasm', async (route) => { await new Promise((r) => setTimeout(r, 700)); await route.continue(); });
   await slow.goto(server.url);
   assert.match(await slow.getByTestId('status').textContent(), /Loading the WebAssembly core/);
   assert.ok(await slow.locator('#status progress').isVisible());
@@ -251,7 +251,7 @@ test('while the WASM core loads the page says so, and shows an error banner if i
   await slow.close();
 
   const page = await browser.context.newPage();
-  await page.route('**/attention.wasm', (route) => route.abort());
+  await page.route('**/attention*.wasm', (route) => route.abort());
   await page.goto(server.url);
   const status = page.getByTestId('status');
   await page.locator('.status.failed').waitFor();

@@ -352,3 +352,36 @@ TEST_CASE("every GEMM register tile computes the same sums: a tile choice never 
     CHECK(max_diff(c, ref_nn) == 0.0);
   }
 }
+
+TEST_CASE("packed gemm_nn / gemm_tn (kernels_wasm.cpp's tiles) give the unpacked tiles' numbers bit for bit", "[kernels]") {
+  // PACK_NN copies each block of A k-major before the tiles read it: the same sums in the same
+  // order, over several K blocks and row blocks, tile remainders of 4 and 1 rows, empty K, and
+  // columns of C beyond N (ldc > N) left as they were.
+  using Arch = xsimd::sse2;
+  for (const size_t M : {size_t{1}, size_t{37}, size_t{100}})
+    for (const size_t K : {size_t{0}, size_t{70}}) {
+      const size_t N = 29, ldc = 33;
+      CAPTURE(M, K);
+      auto a = random_vector(M * K + 1, 21), b = random_vector(K * N + 1, 22);
+      auto run = [&](auto gemm, bool trans) {
+        std::vector<float> c(M * ldc, -7.f);
+        if (trans) gemm(c.data(), a.data(), b.data(), M, N, K, M, N, ldc);  // A stored K x M
+        else gemm(c.data(), a.data(), b.data(), M, N, K, K, N, ldc);
+        return c;
+      };
+      for (const bool trans : {false, true}) {
+        const auto ref = run(trans ? attn::simd::K<Arch, 4, 3, 4, 2, 16>::gemm_tn : attn::simd::K<Arch, 4, 3, 4, 2, 16>::gemm_nn, trans);
+        for (size_t m = 0; m < M; ++m) CHECK(ref[m * ldc + N] == -7.f);
+        const auto packed = trans
+            ? std::vector<decltype(&attn::simd::K<Arch>::gemm_nn)>{attn::simd::K<Arch, 4, 3, 4, 2, 16, true>::gemm_tn,
+                                                                                attn::simd::K<Arch, 4, 3, 6, 2, 16, true>::gemm_tn,
+                                                                                attn::simd::K<Arch, 4, 3, 3, 3, 256, true>::gemm_tn,
+                                                                                attn::simd::K<Arch, 4, 3, 2, 4, 256, true>::gemm_tn}
+            : std::vector<decltype(&attn::simd::K<Arch>::gemm_nn)>{attn::simd::K<Arch, 4, 3, 4, 2, 16, true>::gemm_nn,
+                                                                                attn::simd::K<Arch, 4, 3, 6, 2, 16, true>::gemm_nn,
+                                                                                attn::simd::K<Arch, 4, 3, 3, 3, 256, true>::gemm_nn,
+                                                                                attn::simd::K<Arch, 4, 3, 2, 4, 256, true>::gemm_nn};
+        for (auto f : packed) CHECK(max_diff(run(f, trans), ref) == 0.0);
+      }
+    }
+}

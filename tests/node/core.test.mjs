@@ -1,14 +1,17 @@
 // The WASM core under Node: PyTorch fixtures, errors that leave the module usable, no leaks.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { loadAttention } from '../../bindings/attention.mjs';
+import { hasRelaxedSimd, loadAttention } from '../../bindings/attention.mjs';
 import { checkResult, fixtureNames, readFixture } from './fixtures.mjs';
 
-const core = await loadAttention();
+// ATTN_WASM_SIMD=relaxed (scripts/run-tests.mjs runs this file again so, under
+// node --experimental-wasm-relaxed-simd): every case on attention-relaxed.wasm.
+const simd = process.env.ATTN_WASM_SIMD ?? 'auto';
+const core = await loadAttention({ simd });
 
 test('the core loads and reports its version, kernels and module table', () => {
   assert.match(core.version(), /^\d+\.\d+\.\d+$/);
-  assert.equal(core.kernels(), 'wasm-simd128');
+  assert.equal(core.kernels(), simd !== 'simd128' && hasRelaxedSimd() ? 'wasm-relaxed-simd' : 'wasm-simd128');
   const ids = core.modules().map((m) => m.id);
   for (const id of ['softmax', 'SelfAttention_v1', 'CausalMultiHeadAttention', 'MultiHeadAttention', 'Transformer']) assert.ok(ids.includes(id), id);
   const mha = core.modules().find((m) => m.id === 'CausalMultiHeadAttention');
