@@ -10,6 +10,9 @@
 #if defined(__AVX512F__)
 #include <immintrin.h>
 #endif
+#if defined(__wasm_simd128__)
+#include <wasm_simd128.h>
+#endif
 
 #include "kernels.hpp"
 
@@ -309,8 +312,10 @@ struct K {
   static B exp_nonpositive(const B& x) {
     using I = xsimd::batch<int32_t, Arch>;
     const B k = xsimd::nearbyint(x * B(1.44269504088896341f));
-    B r = xsimd::fnma(k, B(0.693359375f), x);
-    r = xsimd::fnma(k, B(-2.12194440e-4f), r);
+    // x - k c as madd(k, -c, x): the same single rounding where madd fuses (AVX2, AVX-512, relaxed
+    // SIMD: one instruction instead of a multiply and a subtract there), the same two elsewhere
+    B r = madd(k, B(-0.693359375f), x);
+    r = madd(k, B(2.12194440e-4f), r);
     B p(1.9875691500E-4f);
     p = madd(p, r, B(1.3981999507E-3f));
     p = madd(p, r, B(8.3334519073E-3f));
@@ -321,13 +326,31 @@ struct K {
     // k + 1.5 * 2^23 holds k in its low mantissa bits (|k| < 2^22): int k without a conversion.
     const I ki = xsimd::bitwise_cast<I>(k + B(12582912.f)) - I(0x4B400000);
     const B pow2k = xsimd::bitwise_cast<B>((ki + I(127)) << 23);
-    return xsimd::select(x < B(-87.33654475f), B(0.f), p * pow2k);
+    return zero_where(x < B(-87.33654475f), p * pow2k);
+  }
+  // v with the lanes where `where` holds set to +0: xsimd::select(where, 0, v), which Emscripten's
+  // SSE4.1 (_mm_blendv_ps) runs as a shift and a bitselect; v128.andnot is one instruction.
+  static B zero_where(const xsimd::batch_bool<float, Arch>& where, const B& v) {
+#if defined(__wasm_simd128__)
+    if constexpr (std::is_same<Arch, xsimd::sse4_1>::value)
+      return B(__m128(wasm_v128_andnot(v128_t(__m128(v)), v128_t(__m128(where)))));
+#endif
+    return xsimd::select(where, B(0.f), v);
+  }
+  // max(m, x) for a running max m: xsimd::max (m > x ? m : x); on WASM f32x4.pmax(x, m), defined as
+  // x < m ? m : x, the same lanes NaN included, in one instruction where Emscripten's _mm_max_ps
+  // is a compare and a bitselect.
+  static B running_max(const B& m, const B& x) {
+#if defined(__wasm_simd128__)
+    if constexpr (std::is_same<Arch, xsimd::sse4_1>::value) return B(__m128(wasm_f32x4_pmax(v128_t(__m128(x)), v128_t(__m128(m)))));
+#endif
+    return xsimd::max(m, x);
   }
   static void softmax(float* x, size_t n) {
     constexpr float ninf = -std::numeric_limits<float>::infinity();
     size_t i = 0;
     B vm(ninf);
-    for (; i + W <= n; i += W) vm = xsimd::max(vm, B::load_unaligned(x + i));
+    for (; i + W <= n; i += W) vm = running_max(vm, B::load_unaligned(x + i));
     float m = hmax(vm);
     for (; i < n; ++i) m = x[i] > m ? x[i] : m;
     if (m == ninf) {  // fully masked row: zeros, never NaN
