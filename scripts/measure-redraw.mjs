@@ -7,9 +7,11 @@
 // With --at steps the page is scrolled to the step cards first, so their heatmaps repaint too
 // (cards off screen only update their text until scrolled into view). Firefox runs with its timer
 // rounding off (harness.mjs fineTimers): by default its performance.now() moves in 1 ms steps.
+// --layouts (Chromium) also prints the layouts and style recalculations per keystroke (CDP
+// Performance.getMetrics: LayoutCount, RecalcStyleCount and their durations, over all keystrokes).
 // --hash sets the page state, e.g. --hash 'backend=wasm' (WebGPU comparisons off) or
 // --hash 'module=Transformer&config={"Transformer":{"emb_dim":64,"num_heads":4,"num_layers":2}}'.
-//   node scripts/measure-redraw.mjs [--browser chromium|firefox] [--keys 240] [--at steps] [--hash STATE]
+//   node scripts/measure-redraw.mjs [--browser chromium|firefox] [--keys 240] [--at steps] [--hash STATE] [--layouts]
 import { launch, openPage, startServer } from '../tests/browser/harness.mjs';
 
 const args = process.argv.slice(2);
@@ -17,6 +19,8 @@ const keysWanted = Number(args.includes('--keys') ? args[args.indexOf('--keys') 
 const at = args.includes('--at') ? args[args.indexOf('--at') + 1] : 'top';
 const hash = args.includes('--hash') ? `#${args[args.indexOf('--hash') + 1]}` : '';
 const engine = args.includes('--browser') ? args[args.indexOf('--browser') + 1] : 'chromium';
+const layouts = args.includes('--layouts');
+if (layouts && engine !== 'chromium') throw new Error(`--layouts needs Chromium (CDP Performance.getMetrics); --browser is ${engine}`);
 const sentence = "the animal didn't cross the street because it was too tired";
 
 const server = await startServer();
@@ -54,12 +58,17 @@ try {
     for (let i = 0; i < sentence.length; i++) keys.push('Backspace');
   }
   keys.length = Math.max(keysWanted, 200);
+  const cdp = layouts ? await page.context().newCDPSession(page) : null;
+  const metrics = async () => Object.fromEntries((await cdp.send('Performance.getMetrics')).metrics.map((m) => [m.name, m.value]));
+  if (cdp) await cdp.send('Performance.enable');
+  const before = cdp ? await metrics() : null;
   let maxTokens = 0;
   for (const key of keys) {
     await page.keyboard.press(key);
     await page.evaluate(() => window.__measure.pending);
     maxTokens = Math.max(maxTokens, await page.evaluate(() => document.querySelectorAll('#chips1 [data-testid="token"]').length));
   }
+  const after = cdp ? await metrics() : null;
   const { redraw, frame } = await page.evaluate(() => ({ redraw: window.__measure.redraw, frame: window.__measure.frame }));
   const stats = (xs) => {
     const s = [...xs].sort((a, b) => a - b);
@@ -71,6 +80,10 @@ try {
   console.log(`scenario: ${scenario.module} ${JSON.stringify(scenario.config)}, up to ${maxTokens} tokens, ${keys.length} keystrokes, view at ${at}`);
   console.log(`redraw (keydown -> recomputed and redrawn): median ${r.median.toFixed(2)} ms, p95 ${r.p95.toFixed(2)} ms, p99 ${r.p99.toFixed(2)} ms, max ${r.max.toFixed(2)} ms (n=${r.n})`);
   console.log(`frame  (keydown -> next frame produced):   median ${f.median.toFixed(2)} ms, p95 ${f.p95.toFixed(2)} ms, p99 ${f.p99.toFixed(2)} ms, max ${f.max.toFixed(2)} ms (n=${f.n})`);
+  if (cdp) {
+    const per = (name, scale = 1) => ((after[name] - before[name]) * scale / keys.length);
+    console.log(`layouts per keystroke: ${per('LayoutCount').toFixed(2)} (${per('LayoutDuration', 1000).toFixed(2)} ms), style recalcs ${per('RecalcStyleCount').toFixed(2)} (${per('RecalcStyleDuration', 1000).toFixed(2)} ms)`);
+  }
   if (errors.length) console.log(`page errors:\n${errors.join('\n')}`);
 } finally {
   await browser.close();

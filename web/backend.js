@@ -5,6 +5,7 @@
 // output and the displayed head's weights. Any WebGPU failure falls back to WASM with a notice.
 import { GpuAttention, gpuSupport, planFromResult } from './gpu/attention-gpu.js';
 import { t } from './i18n.js';
+import { setAttr, setHidden, setText } from './views/dom-write.js';
 
 const WASM = 'WASM SIMD';
 
@@ -78,14 +79,14 @@ export function createBackend(core, els, onChoice) {
 
   function render(extra = '') {
     const isGpu = active() === 'webgpu';
-    els.name.textContent = isGpu ? t('backend.webgpuName', { adapter: gpu.adapterName }) : WASM;
-    els.name.dataset.backend = active();
+    setText(els.name, isGpu ? t('backend.webgpuName', { adapter: gpu.adapterName }) : WASM);
+    setAttr(els.name, 'data-backend', active());
     els.radios[0].checked = !isGpu;
     els.radios[1].checked = isGpu;
-    els.radios[1].disabled = !gpu || !!unavailable;
-    els.adapter.textContent = gpu ? t('backend.adapter', { adapter: gpu.adapterName }) : '';
-    els.notice.textContent = unavailable ? t('backend.unavailable', { reason: unavailable(), wasm: WASM }) : extra;
-    els.compare.hidden = !isGpu || !last;
+    if (els.radios[1].disabled !== (!gpu || !!unavailable)) els.radios[1].disabled = !gpu || !!unavailable;
+    setText(els.adapter, gpu ? t('backend.adapter', { adapter: gpu.adapterName }) : '');
+    setText(els.notice, unavailable ? t('backend.unavailable', { reason: unavailable(), wasm: WASM }) : extra);
+    setHidden(els.compare, !isGpu || !last);
   }
 
   function fail(message) {   // message: () => text

@@ -18,6 +18,7 @@ import { createCodePanel } from './views/code-panel.js';
 import { createCompareView } from './views/compare.js';
 import { createKvCacheView } from './views/kv-cache.js';
 import { createOutputView } from './views/output.js';
+import { paintsLast } from './views/paint-batch.js';
 import { createPipeline } from './views/pipeline.js';
 import { createChips } from './views/tokens.js';
 import { createVocabView } from './views/vocab.js';
@@ -98,8 +99,13 @@ export function renderControls(page) {
 }
 
 // state → plan → core: on success the views redraw from the new result; on an error the message
-// goes beside its control and the views keep the last good result, marked stale.
+// goes beside its control and the views keep the last good result, marked stale. Canvases are
+// painted after every DOM write of the recompute (paint-batch.js): one layout per keystroke, not two.
 export function recompute(page) {
+  paintsLast(() => recomputeNow(page));
+}
+
+function recomputeNow(page) {
   const { state, controls } = page;
   const info = page.infoOf.get(state.module);
   const view = controlView(state, info);
@@ -117,7 +123,7 @@ export function recompute(page) {
     page.last = { plan, result, info, wasmMs: performance.now() - t0 };
     runCompare(page);
     page.results.pipeline = page.results.latest = result;
-    document.body.classList.remove('stale');
+    if (document.body.classList.contains('stale')) document.body.classList.remove('stale');
     updateChips(page, plan, view);
     draw(page);
     controls.hideAuthorControls(state.hide);
@@ -154,8 +160,12 @@ function updateChips(page, plan, view) {
   chipsData(page.state, plan, view.random).forEach((c, i) => page.views.chips[i].update(c.tokens, c.ids, c.padTo, hidden[i]));
 }
 
-// The last good result into every view.
+// The last good result into every view (their canvases painted once the DOM is written).
 export function draw(page) {
+  paintsLast(() => drawViews(page));
+}
+
+function drawViews(page) {
   const { plan, result } = page.last;
   const { views, state, widths } = page;
   const steps = result.steps ?? [];

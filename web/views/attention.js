@@ -7,8 +7,10 @@ import { scaleFor } from '../colors.js';
 import { createExportMenu } from '../export.js';
 import { i18nLabel, i18nText, t } from '../i18n.js';
 import { formatValue, slice2d } from '../tensor.js';
+import { setAttr, setHidden, setText } from './dom-write.js';
 import { createHeatmap } from './heatmap.js';
 import { lazyDraw } from './lazy.js';
+import { paintsLast } from './paint-batch.js';
 import { createLines } from './lines.js';
 import { createValueTable } from './value-table.js';
 
@@ -89,12 +91,12 @@ function drawSelectors(av, src, B, H) {
   const { els, ui, data } = av;
   fillOptions(els.sourceSelect, data.sources.map((s) => ({ value: s.id, text: s.label ? t(s.label.key, s.label.params) : s.tensor.name })));
   els.sourceSelect.value = src.id;
-  els.labels.source.hidden = data.sources.length < 2;
+  setHidden(els.labels.source, data.sources.length < 2);
   // Typed sentences are named by their first words; random inputs (positions) by their index.
   const words = (b) => (src.labels.q[b] ?? []).filter((w) => !/^\d+$/.test(w)).slice(0, 4).join(' ');
   fillOptions(els.batchSelect, Array.from({ length: B }, (_, b) => ({ value: b, text: words(b) ? `${b}: ${words(b)}…` : String(b) })));
   els.batchSelect.value = String(ui.batch);
-  els.labels.batch.hidden = B < 2;
+  setHidden(els.labels.batch, B < 2);
   fillOptions(els.headSelect, Array.from({ length: H }, (_, h) => ({ value: h, text: t('attn.headN', { h }) })));
   els.headSelect.value = String(ui.head);
 }
@@ -114,10 +116,10 @@ function drawHead(av, src, B, H) {
   if (ui.query != null && ui.query >= slice.rows) ui.query = null;
   const scale = scaleFor(tensor.data, { probabilities: true });
   const headText = H > 1 ? t('attn.headOf', { h: ui.head, H }) : t('attn.singleHead');
-  els.caption.textContent = B > 1 ? t('attn.captionBatch', { name: tensor.name, head: headText, b }) : t('attn.caption', { name: tensor.name, head: headText });
-  els.legendText.textContent = mask ? t('attn.masked', { kind: maskKind(mask) }) : t('attn.noMask');
-  els.hatch.hidden = !mask;
-  els.figure.dataset.head = String(ui.head);
+  setText(els.caption, B > 1 ? t('attn.captionBatch', { name: tensor.name, head: headText, b }) : t('attn.caption', { name: tensor.name, head: headText }));
+  setText(els.legendText, mask ? t('attn.masked', { kind: maskKind(mask) }) : t('attn.noMask'));
+  setHidden(els.hatch, !mask);
+  setAttr(els.figure, 'data-head', String(ui.head));
   const width = Math.min(data.width, 560);
   els.heatmap.update({
     slice, scale, width, rowLabels: qLabels, colLabels: kLabels, masked, highlightRow: ui.query, values: slice.cols <= 8, weights: true,
@@ -151,16 +153,18 @@ function drawThumbs(av, tensor, H, { axes, scale, masked }) {
   av.thumbViews.forEach((thumb, h) => {
     const s = slice2d(tensor, axes, tensor.dims.map((d) => (d === 'batch' ? ui.batch : d === 'heads' ? h : 0)));
     thumb.view.update({ slice: s, scale, width: 72, masked, label: t('attn.headN', { h }) });
-    thumb.button.setAttribute('aria-pressed', h === ui.head ? 'true' : 'false');
+    setAttr(thumb.button, 'aria-pressed', h === ui.head ? 'true' : 'false');
   });
 }
 
-function draw(av) {
+// The whole view; its canvases painted after its DOM writes (paint-batch.js).
+const draw = (av) => paintsLast(() => drawView(av));
+
+function drawView(av) {
   const { els, ui, data } = av;
   const has = !!data && data.sources.length > 0;
-  els.controls.hidden = els.grid.hidden = !has;
-  els.thumbs.hidden = !has;
-  els.empty.hidden = has;
+  for (const e of [els.controls, els.grid, els.thumbs]) setHidden(e, !has);
+  setHidden(els.empty, has);
   if (!has) return;
   const src = data.sources.find((s) => s.id === ui.source) ?? data.sources[0];
   ui.source = src.id;

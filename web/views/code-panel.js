@@ -3,6 +3,7 @@
 // The captions around the code are in the page's language (i18n.js); the code itself is not.
 
 import { i18nText, t } from '../i18n.js';
+import { setAttr, setText } from './dom-write.js';
 
 // titleKey: the message naming the block ('code.python', 'code.cpp').
 function block(titleKey) {
@@ -22,7 +23,7 @@ function block(titleKey) {
   wrap.append(head, pre);
   button.addEventListener('click', () => copy(code.textContent, button));
   // The button's label names the block in the current language.
-  const relabel = () => button.setAttribute('aria-label', t('code.copyLine', { title: t(titleKey) }));
+  const relabel = () => setAttr(button, 'aria-label', t('code.copyLine', { title: t(titleKey) }));
   relabel();
   return { wrap, code, relabel };
 }
@@ -58,13 +59,14 @@ export function createCodePanel(container) {
       py.relabel();
       cpp.relabel();
       if (!step) {
-        title.textContent = t('code.none');
-        py.code.textContent = cpp.code.textContent = '';
+        setText(title, t('code.none'));
+        setText(py.code, '');
+        setText(cpp.code, '');
         return;
       }
-      title.textContent = t('code.step', { n: index + 1, name: step.name });
-      if (py.code.textContent !== step.code) py.code.textContent = step.code;
-      if (cpp.code.textContent !== step.cpp) cpp.code.textContent = step.cpp;
+      setText(title, t('code.step', { n: index + 1, name: step.name }));
+      setText(py.code, step.code);
+      setText(cpp.code, step.cpp);
     },
   };
 }

@@ -9,6 +9,8 @@ import { textColourFor } from '../colors.js';
 import { t } from '../i18n.js';
 import { formatValue } from '../tensor.js';
 import { createCanvasBox } from './canvas-fit.js';
+import { setAttr } from './dom-write.js';
+import { paintSoon } from './paint-batch.js';
 import { hideTooltip, showTooltip } from './tooltip.js';
 
 const FONT = '12px system-ui, sans-serif';   // short: each family in the list is a font lookup
@@ -288,13 +290,19 @@ function paintCursor(hm, ctx) {
   }
 }
 
-function draw(hm) {
+// The canvas's size for the view (a DOM write: done with the redraw's other writes, before any paint).
+function fit(hm) {
   const { view, geom: g, box, thumb } = hm;
-  if (!view) return;
-  const dpr = window.devicePixelRatio || 1;
   const W = Math.ceil(g.w), H = Math.ceil(g.h);
   // Room for the full column width and a few more rows: typing a token then costs no realloc.
   if (box.fit(W, H, thumb ? 0 : Math.max(0, view.width - W), thumb ? 0 : 6 * g.ch)) hm.fontSet = false;
+}
+
+// The canvas's pixels (fit() sized it for this view).
+function paint(hm) {
+  const { view, thumb } = hm;
+  if (!view) return;
+  const dpr = window.devicePixelRatio || 1;
   const ctx = hm.canvas.getContext('2d', CANVAS_OPTIONS);
   ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
   ctx.clearRect(0, 0, hm.canvas.width / dpr, hm.canvas.height / dpr);
@@ -305,6 +313,12 @@ function draw(hm) {
   paintValues(hm, ctx);
   paintLabels(hm, ctx);
   paintCursor(hm, ctx);
+}
+
+function draw(hm) {
+  if (!hm.view) return;
+  fit(hm);
+  paint(hm);
 }
 
 // The drawn heatmap alone (the canvas keeps spare room to grow into), on white, as a PNG blob.
@@ -352,7 +366,7 @@ export function createHeatmap({ className = '', thumb = false, onCell = null } =
       box.show(Math.ceil(w), Math.ceil(h));
     },
     // The name of a heatmap whose data is current but not drawn yet (lazy.js: scrolled out of view).
-    setLabel(text) { canvas.setAttribute('aria-label', text); },
+    setLabel(text) { setAttr(canvas, 'aria-label', text); },
     // The element (a value table) that holds the heatmap's numbers: its long description.
     details(el) {
       el.id ||= `heatmap-details-${++detailsIds}`;
@@ -366,9 +380,10 @@ export function createHeatmap({ className = '', thumb = false, onCell = null } =
       hm.view = data;
       hm.geom = layout(hm, data.width);
       if (hm.cursor && (hm.cursor.r >= data.slice.rows || hm.cursor.c >= data.slice.cols)) hm.cursor = { r: 0, c: 0 };
-      canvas.setAttribute('aria-label', accessibleName(hm));
-      draw(hm);
+      setAttr(canvas, 'aria-label', accessibleName(hm));
+      fit(hm);
       if (hm.cursor && document.activeElement === canvas) readout.textContent = describe(hm, hm.cursor);
+      paintSoon(hm, () => paint(hm));
     },
   };
 }

@@ -4,6 +4,7 @@
 // (ModernAttention, and a GPT that has one); the row of the configuration itself is marked.
 
 import { i18nText, t } from '../i18n.js';
+import { setHidden } from './dom-write.js';
 
 const FLOAT_BYTES = 4;
 const KIND_NAMES = { mha: 'kvcache.mha', gqa: 'kvcache.gqa', mqa: 'kvcache.mqa' };
@@ -37,7 +38,7 @@ export function createKvCacheView(container) {
     // config: the module's arguments as run; T: the tokens of this run.
     update(config, T) {
       const rows = kvCacheRows(config, T);
-      container.hidden = !rows;
+      setHidden(container, !rows);
       if (!rows) return;
       const next = JSON.stringify([rows, T, t('kvcache.heading')]);
       if (next === key) return;

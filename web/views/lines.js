@@ -5,7 +5,9 @@
 import { t } from '../i18n.js';
 import { formatValue } from '../tensor.js';
 import { createCanvasBox } from './canvas-fit.js';
+import { setAttr } from './dom-write.js';
 import { CANVAS_OPTIONS } from './heatmap.js';
+import { paintSoon } from './paint-batch.js';
 
 const FONT = '13px system-ui, sans-serif';   // short: each family in the list is a font lookup
 const ROW = 22;
@@ -49,14 +51,19 @@ function paintTokens(ctx, view, { xl, xr, y }) {
   }
 }
 
-function draw(ln) {
-  const { view, box, canvas } = ln;
+// The canvas's size and where the tokens go (a DOM write: done with the redraw's others, before any paint).
+function fit(ln) {
+  const { view, box } = ln;
   const w = Math.max(240, Math.min(view.width, 560));
   const top = 8;
   const h = top + Math.max(view.rows, view.cols) * ROW + 4;
-  const dpr = window.devicePixelRatio || 1;
   if (box.fit(w, h, 0, 6 * ROW)) ln.fontSet = false;   // a new bitmap has a fresh context
   ln.geom = { top, w };
+}
+
+function paint(ln) {
+  const { view, canvas, geom: { top, w } } = ln;
+  const dpr = window.devicePixelRatio || 1;
   const ctx = canvas.getContext('2d', CANVAS_OPTIONS);
   ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
   ctx.clearRect(0, 0, canvas.width / dpr, canvas.height / dpr);
@@ -111,10 +118,11 @@ export function createLines({ onQuery }) {
     // v: {rows, cols, data (rows×cols), qLabels, kLabels, query (row or null), masked?, width, label}
     update(v) {
       ln.view = v;
-      canvas.setAttribute('aria-label', t('lines.label', { label: v.label }));
-      draw(ln);
+      setAttr(canvas, 'aria-label', t('lines.label', { label: v.label }));
+      fit(ln);
       const text = summary(v);
       if (readout.textContent !== text) readout.textContent = text;
+      paintSoon(ln, () => paint(ln));
     },
   };
 }

@@ -4,41 +4,36 @@
 
 import { i18nText, t } from '../i18n.js';
 import { formatValue, namedShape } from '../tensor.js';
+import { setHidden, setText, syncRows } from './dom-write.js';
 import { createTableScroll } from './value-table.js';
 
 const SHOWN = 8;
 
-function cell(tag, text, scope) {
+function cell(tag, text) {
   const el = document.createElement(tag);
-  if (scope) el.scope = scope;
   el.textContent = text;
   return el;
 }
 
 // The header row: the row dim, then the first columns (their labels or indices) and "n more".
 function headRow(dims, colLabels, n, C) {
-  const tr = document.createElement('tr');
-  tr.append(cell('th', dims.at(-2) ?? '', 'col'));
-  for (let c = 0; c < n; c++) tr.append(cell('th', colLabels?.[c] ?? `[${c}]`, 'col'));
-  if (C > n) tr.append(cell('th', t('ui.more', { n: C - n })));
-  const thead = document.createElement('thead');
-  thead.append(tr);
-  return thead;
+  const row = [['th', dims.at(-2) ?? '', 'col']];
+  for (let c = 0; c < n; c++) row.push(['th', colLabels?.[c] ?? `[${c}]`, 'col']);
+  if (C > n) row.push(['th', t('ui.more', { n: C - n })]);
+  return row;
 }
 
 // One row per token of batch item `batch`: its label and its first n values.
 function bodyRows(output, labels, batch, { T, C, n }) {
-  const tbody = document.createElement('tbody');
+  const rows = [];
   for (let r = 0; r < T; r++) {
-    const row = document.createElement('tr');
-    row.dataset.testid = 'output-row';
-    row.append(cell('th', labels?.length === T ? labels[r] : String(r), 'row'));
+    const row = [['th', labels?.length === T ? labels[r] : String(r), 'row']];
     const base = (batch * T + r) * C;
-    for (let c = 0; c < n; c++) row.append(cell('td', formatValue(output.data[base + c])));
-    if (C > n) row.append(document.createElement('td'));
-    tbody.append(row);
+    for (let c = 0; c < n; c++) row.push(['td', formatValue(output.data[base + c])]);
+    if (C > n) row.push(['td', '']);
+    rows.push(row);
   }
-  return tbody;
+  return rows;
 }
 
 export function createOutputView(container) {
@@ -54,6 +49,8 @@ export function createOutputView(container) {
   const table = document.createElement('table');
   table.className = 'numbers';
   table.dataset.testid = 'output-table';
+  const thead = table.createTHead();
+  const tbody = table.createTBody();
   scroll.append(table);
   container.append(head, label, scroll);
   let data = null;
@@ -71,12 +68,13 @@ export function createOutputView(container) {
       select.replaceChildren(...Array.from({ length: B }, (_, b) => cell('option', String(b))));
       for (const o of select.options) o.value = o.textContent;
     }
-    select.value = String(batch);
-    label.hidden = B < 2;
-    head.textContent = `${output.name} ${namedShape(dims, shape)}`;
+    if (select.value !== String(batch)) select.value = String(batch);
+    setHidden(label, B < 2);
+    setText(head, `${output.name} ${namedShape(dims, shape)}`);
     tableScroll.label(head.textContent);
     const n = Math.min(SHOWN, C);
-    table.replaceChildren(headRow(dims, colLabels, n, C), bodyRows(output, rowLabels?.[batch] ?? rowLabels?.[0], batch, { T, C, n }));
+    syncRows(thead, [headRow(dims, colLabels, n, C)]);
+    syncRows(tbody, bodyRows(output, rowLabels?.[batch] ?? rowLabels?.[0], batch, { T, C, n }), (tr) => { tr.dataset.testid = 'output-row'; });
   }
 
   return {

@@ -6,6 +6,7 @@
 
 import { i18nText, t } from '../i18n.js';
 import { formatValue } from '../tensor.js';
+import { setHidden } from './dom-write.js';
 
 const SVG = 'http://www.w3.org/2000/svg';
 const SIZE = 72, R = 30, C = SIZE / 2;
@@ -110,13 +111,13 @@ export function createRopeDials() {
     element: figure,
     // d as update's: the caption and the token select now, the dials when update() paints them.
     prepare(d) {
-      figure.hidden = !d;
+      setHidden(figure, !d);
       if (d) frame(d);
     },
     // d: {step, from (its input before the rotation), cos, sin (the table steps), lead (indices of
     // the dims before seq: batch, heads), labels (the tokens along seq, or null)}, or null: hidden.
     update(d) {
-      figure.hidden = !d;
+      setHidden(figure, !d);
       last = d;
       if (d) draw();
     },

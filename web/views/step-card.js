@@ -11,12 +11,12 @@ import { isWeightsStep } from '../attention-data.js';
 import { axisLabels } from '../labels.js';
 import { describeChange } from '../shapes.js';
 import { formatValue, heatmapAxes, namedShape, slice2d } from '../tensor.js';
+import { setAttr, setHidden, setText } from './dom-write.js';
 import { createHeatmap } from './heatmap.js';
 import { lazyDraw } from './lazy.js';
+import { paintsLast } from './paint-batch.js';
 import { createRopeDials } from './rope-dials.js';
 import { createValueTable } from './value-table.js';
-
-const setText = (el, text) => { if (el.textContent !== text) el.textContent = text; };
 
 let uid = 0;
 
@@ -143,7 +143,10 @@ function reserve(sc) {
   if (sc.els.grad.caption.textContent !== text) sc.els.grad.caption.textContent = text;
 }
 
-function draw(sc) {
+// The card's maps, table and dials; its canvases painted after its DOM writes (paint-batch.js).
+const draw = (sc) => paintsLast(() => drawCard(sc));
+
+function drawCard(sc) {
   const { step, ctx, els } = sc;
   const { axes, at, b, width, rowLabels, colLabels, values } = geometry(sc);   // selectors: built by reserve
   const slice = slice2d(step, axes, at);
@@ -196,12 +199,12 @@ export function createStepCard({ onSelect }) {
       const fill = s.op === 'masked_fill' ? Number(s.attrs.fill) : null;
       sc.ctx = { ...c, fill, scale: scaleFor(s.data, { probabilities: isWeightsStep(s), fill }) };
       const { root } = els;
-      root.dataset.step = s.name;
+      if (root.dataset.step !== s.name) root.dataset.step = s.name;
       const shapeJson = JSON.stringify(s.shape);
       if (root.dataset.shape !== shapeJson) root.dataset.shape = shapeJson;
       root.classList.toggle('selected', !!c.selected);
-      els.codeButton.setAttribute('aria-pressed', c.selected ? 'true' : 'false');
-      els.codeButton.setAttribute('aria-label', t('step.showCode', { name: s.name }));
+      setAttr(els.codeButton, 'aria-pressed', c.selected ? 'true' : 'false');
+      setAttr(els.codeButton, 'aria-label', t('step.showCode', { name: s.name }));
       setText(els.index, String(c.index + 1));
       setText(els.name, s.name);
       const shape = namedShape(s.dims, s.shape);
@@ -210,7 +213,7 @@ export function createStepCard({ onSelect }) {
       setText(els.formulaCode, s.code);
       // Named now, drawn (and named with its numbers) when on screen: never a stale name.
       els.heatmap.setLabel(t('step.heatmapPending', { name: s.name, shape }));
-      els.grad.figure.hidden = !s.grad;
+      setHidden(els.grad.figure, !s.grad);
       els.maps.classList.toggle('with-grad', !!s.grad);
       if (s.grad) els.grad.heatmap.setLabel(t('step.gradHeatmapPending', { name: s.name, shape }));
       reserve(sc);

@@ -3,6 +3,7 @@
 
 import { lang, t } from '../i18n.js';
 import { PAD, tokenLabel } from '../tokenize.js';
+import { setAttr, setHidden, setText } from './dom-write.js';
 
 export function createChips(list) {
   let key = '';
@@ -10,31 +11,37 @@ export function createChips(list) {
     // tokens: strings; ids: numbers or null (no vocabulary yet); padTo: pad chips up to this length;
     // hidden: no such sentence in this state (its box is hidden too)
     update(tokens, ids, padTo = tokens.length, hidden = false) {
-      list.hidden = hidden;
+      setHidden(list, hidden);
       const next = `${tokens.join('\u0000')}|${ids?.join(',') ?? ''}|${padTo}|${lang()}`;
       if (next === key) return;
       key = next;
-      const chips = tokens.map((t, i) => chip(tokenLabel(t), ids?.[i]));
-      for (let i = tokens.length; i < padTo; i++) chips.push(chip(PAD, null, 'pad'));
-      list.replaceChildren(...chips);
+      const chips = tokens.map((tok, i) => ({ text: tokenLabel(tok), id: ids?.[i] ?? null, pad: false }));
+      for (let i = tokens.length; i < padTo; i++) chips.push({ text: PAD, id: null, pad: true });
+      // Chips already there are reused: typing inside a word changes one chip's text, not the list.
+      while (list.children.length > chips.length) list.lastElementChild.remove();
+      chips.forEach((c, i) => setChip(list.children[i] ?? list.appendChild(document.createElement('li')), c));
     },
   };
 }
 
-function chip(text, id, extra = '') {
-  const li = document.createElement('li');
-  li.className = `chip ${extra}`.trim();
-  li.dataset.testid = extra === 'pad' ? 'pad' : 'token';
-  const label = document.createElement('span');
-  label.className = 'chip-text';
-  label.textContent = text;
-  li.append(label);
-  if (id != null) {
-    const sub = document.createElement('span');
-    sub.className = 'chip-id';
-    sub.textContent = String(id);
-    sub.setAttribute('aria-label', t('chip.id', { id }));
-    li.append(sub);
+// One chip: its token as text and, when known, its id (a span of its own, read out as "id n").
+function setChip(li, { text, id, pad }) {
+  setAttr(li, 'class', pad ? 'chip pad' : 'chip');
+  setAttr(li, 'data-testid', pad ? 'pad' : 'token');
+  let [label, sub] = li.children;
+  if (!label) {
+    label = li.appendChild(document.createElement('span'));
+    label.className = 'chip-text';
   }
-  return li;
+  setText(label, text);
+  if (id == null) {
+    sub?.remove();
+    return;
+  }
+  if (!sub) {
+    sub = li.appendChild(document.createElement('span'));
+    sub.className = 'chip-id';
+  }
+  setText(sub, String(id));
+  setAttr(sub, 'aria-label', t('chip.id', { id }));
 }

@@ -4,9 +4,8 @@
 // edits and commands; train-page.js turns them into state and worker messages, then calls update().
 
 import { i18nText, t } from '../i18n.js';
+import { setText } from './dom-write.js';
 import { clearErrors, showError } from './errors.js';
-
-const setText = (el, text) => { if (el.textContent !== text) el.textContent = text; };
 
 // root: #train-controls; onField(key, raw text): a setting changed (on `change`: a finished
 // edit, so a half-typed number never restarts the run); onCommand(name): a data-command button.

@@ -4,6 +4,7 @@
 
 import { i18nText, t } from '../i18n.js';
 import { formatValue } from '../tensor.js';
+import { setAttr } from './dom-write.js';
 
 const MAX_CELLS = 4096;
 
@@ -14,7 +15,7 @@ export function createTableScroll() {
   scroll.className = 'table-scroll';
   scroll.tabIndex = 0;
   scroll.setAttribute('role', 'group');
-  return { element: scroll, label: (caption) => scroll.setAttribute('aria-label', t('table.scroll', { caption })) };
+  return { element: scroll, label: (caption) => setAttr(scroll, 'aria-label', t('table.scroll', { caption })) };
 }
 
 // summaryKey: the message (i18n.js) the <summary> shows.

@@ -4,6 +4,7 @@
 import { t } from '../i18n.js';
 import { formatValue } from '../tensor.js';
 import { tokenLabel } from '../tokenize.js';
+import { setHidden, setText, syncRows } from './dom-write.js';
 import { createTableScroll } from './value-table.js';
 
 const SHOWN = 6;
@@ -23,44 +24,25 @@ export function createVocabView(container) {
     // null (random inputs: no vocabulary), or a title without tokens (a notebook's float inputs).
     // A row nobody looked up (an unused <pad>) stays blank.
     update(v) {
-      container.hidden = false;
+      setHidden(container, false);
       if (!v || v.tokens.length === 0) {
-        caption.textContent = v?.title ?? t('vocab.random');
+        setText(caption, v?.title ?? t('vocab.random'));
         tableScroll.label(t('vocab.heading'));
         table.replaceChildren();
         return;
       }
-      caption.textContent = v.title;
+      setText(caption, v.title);
       tableScroll.label(v.title);
       const n = Math.min(SHOWN, v.d);
-      const head = document.createElement('tr');
-      for (const text of [t('vocab.id'), t('vocab.token'), ...Array.from({ length: n }, (_, i) => `e[${i}]`), ...(v.d > n ? [t('ui.more', { n: v.d - n })] : [])]) {
-        const th = document.createElement('th');
-        th.scope = 'col';
-        th.textContent = text;
-        head.append(th);
-      }
+      const head = [t('vocab.id'), t('vocab.token'), ...Array.from({ length: n }, (_, i) => `e[${i}]`), ...(v.d > n ? [t('ui.more', { n: v.d - n })] : [])].map((text) => ['th', text, 'col']);
       const body = v.tokens.map((tok, id) => {
-        const tr = document.createElement('tr');
-        const idCell = document.createElement('td');
-        idCell.textContent = String(id);
-        const tokCell = document.createElement('th');
-        tokCell.scope = 'row';
-        tokCell.textContent = tokenLabel(tok);
-        tr.append(idCell, tokCell);
-        for (let i = 0; i < n; i++) {
-          const td = document.createElement('td');
-          td.textContent = v.rows && (!v.seen || v.seen[id]) ? formatValue(v.rows[id * v.d + i]) : '';
-          tr.append(td);
-        }
-        if (v.d > n) tr.append(document.createElement('td'));
-        return tr;
+        const row = [['td', String(id)], ['th', tokenLabel(tok), 'row']];
+        for (let i = 0; i < n; i++) row.push(['td', v.rows && (!v.seen || v.seen[id]) ? formatValue(v.rows[id * v.d + i]) : '']);
+        if (v.d > n) row.push(['td', '']);
+        return row;
       });
-      const thead = document.createElement('thead');
-      thead.append(head);
-      const tbody = document.createElement('tbody');
-      tbody.append(...body);
-      table.replaceChildren(thead, tbody);
+      syncRows(table.tHead ?? table.createTHead(), [head]);
+      syncRows(table.tBodies[0] ?? table.createTBody(), body);
     },
   };
 }

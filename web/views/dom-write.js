@@ -1,0 +1,43 @@
+// DOM writes that do nothing when the value is already there. A keystroke redraws every view, and
+// a write of the same text, attribute or `hidden` still costs: Chromium replaces the text node,
+// restyles the element (aria-pressed and hidden are in selectors / presentational) and relays it out.
+// Views use these for what a keystroke rarely changes; syncRows keeps a table's cells across redraws.
+
+export function setText(el, text) {
+  if (el.textContent !== text) el.textContent = text;
+}
+
+export function setAttr(el, name, value) {
+  if (el.getAttribute(name) !== value) el.setAttribute(name, value);
+}
+
+export function setHidden(el, hidden) {
+  if (el.hidden !== hidden) el.hidden = hidden;
+}
+
+// parent (a <thead> or <tbody>) gets one <tr> per entry of rows, each a list of cells
+// [tag ('th' | 'td'), text, scope?]: rows and cells already there are reused and only changed
+// texts written (a table rebuilt per keystroke was restyled and laid out from scratch).
+// newRow(tr): called once for each <tr> made (e.g. its data-testid).
+export function syncRows(parent, rows, newRow = null) {
+  while (parent.rows.length > rows.length) parent.lastElementChild.remove();
+  rows.forEach((cells, r) => {
+    let tr = parent.rows[r];
+    if (!tr) {
+      tr = parent.appendChild(document.createElement('tr'));
+      newRow?.(tr);
+    }
+    while (tr.cells.length > cells.length) tr.lastElementChild.remove();
+    cells.forEach(([tag, text, scope = ''], c) => {
+      let cell = tr.cells[c];
+      if (!cell || cell.localName !== tag) {
+        const made = document.createElement(tag);
+        if (cell) cell.replaceWith(made);
+        else tr.append(made);
+        cell = made;
+      }
+      if (cell.scope !== scope) cell.scope = scope;
+      setText(cell, text);
+    });
+  });
+}
