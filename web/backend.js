@@ -40,17 +40,31 @@ function afterPaint(fn) {
   setTimeout(go, 100);
 }
 
+// While a reader types, a check per keystroke would run between keystrokes (its encoding and
+// read-back on the main thread, its result one more frame to lay out and paint) and delay the
+// next one's redraw: a check starts once no newer job has come for QUIET_MS, after a paint.
+const QUIET_MS = 150;
+
 // A queue of one: push() replaces a job that has not started; work(job) runs for the newest one,
-// each start after the next paint, so a keystroke's redraw is on screen before the GPU work
-// (uploads, encoding) begins. drop() or canRun() false forgets what is pending.
+// each start after the pushes have paused and the next paint, so a keystroke's redraw is on screen
+// before the GPU work (uploads, encoding) begins. drop() or canRun() false forgets what is pending.
 function newestAfterPaint(work, canRun) {
-  let job = null, running = false;
+  let job = null, running = false, pushed = 0;
+  const settled = () => new Promise((resolve) => {
+    const wait = () => {
+      const left = pushed + QUIET_MS - performance.now();
+      if (left > 0) setTimeout(wait, left);
+      else afterPaint(resolve);
+    };
+    wait();
+  });
   async function drain() {
+    await settled();
     while (job && canRun()) {
       const next = job;
       job = null;
       await work(next);
-      if (job) await new Promise(afterPaint);   // a newer job came in meanwhile: its redraw first
+      if (job) await settled();   // a newer job came in meanwhile: its redraw first
     }
     job = null;
     running = false;
@@ -58,9 +72,10 @@ function newestAfterPaint(work, canRun) {
   return {
     push(next) {
       job = next;
+      pushed = performance.now();
       if (running) return;   // the running loop takes the newest job when it is done
       running = true;
-      afterPaint(drain);
+      drain();
     },
     drop() { job = null; },
     idle: () => !running && !job,
