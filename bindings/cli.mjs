@@ -5,7 +5,13 @@
 //   node bindings/cli.mjs modules                                   print the module table
 // Bad input: exit 1 with one line "error: ..." on stderr.
 import { readFileSync } from 'node:fs';
-import { loadAttention } from './attention.mjs';
+import { setFlagsFromString } from 'node:v8';
+import { hasRelaxedSimd, loadAttention } from './attention.mjs';
+
+// The browsers run attention-relaxed.wasm (bindings/attention.mjs); Node 20 validates relaxed SIMD
+// behind a flag, turned on here before any module is compiled, so a scenario exported from the page
+// re-runs here to the page's numbers bit for bit (where that build is missing, the SIMD128 one runs).
+if (!hasRelaxedSimd()) setFlagsFromString('--experimental-wasm-relaxed-simd');
 
 // Same layout as the native CLI's result_to_json: floats with 9 significant digits (round-trip float32).
 export function resultToJson(r) {

@@ -8,8 +8,16 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test as nodeTest } from 'node:test';
+import { setFlagsFromString } from 'node:v8';
 import { chromium, firefox } from 'playwright-core';
 import { createServer } from 'vite';
+import { hasRelaxedSimd } from '../../bindings/attention.mjs';
+
+// Both engines validate relaxed SIMD, so the page runs attention-relaxed.wasm (bindings/attention.mjs);
+// suites that check the page against a core of their own in Node (loadAttention() here) compare bit
+// for bit, so Node's V8 must load that build too: Node 20 validates relaxed SIMD behind this flag,
+// which V8 reads when it validates a module, i.e. after this line (bindings/cli.mjs does the same).
+if (!hasRelaxedSimd()) setFlagsFromString('--experimental-wasm-relaxed-simd');
 
 export const ENGINES = ['chromium', 'firefox'];
 export const engine = process.env.BROWSER ?? 'chromium';
