@@ -81,15 +81,17 @@ function drawGrad(sc, { axes, at, where, rowLabels, colLabels, width }) {
 // sc: one card's state: {els, step, ctx (pipeline.js's context + fill and scale), selectorKey,
 // fixed (dim index -> chosen index, kept across redraws)}.
 
-// A select per dim the heatmap does not draw (batch, heads, ...), rebuilt when the dims change.
+// A select per dim the heatmap does not draw (batch, heads, ...), rebuilt when those dims change
+// (not when a token is typed: the drawn dims' sizes are not part of the key).
 function buildSelectors(sc, axes) {
   const { step, fixed } = sc;
-  const key = `${step.dims.join()}|${step.shape.join()}`;
+  const chosen = (n, i) => i !== axes.row && i !== axes.col && n > 1;
+  const key = `${step.dims.join()}|${step.shape.map((n, i) => (chosen(n, i) ? n : '-')).join()}`;
   if (key === sc.selectorKey) return;
   sc.selectorKey = key;
   const parts = [];
   step.shape.forEach((n, i) => {
-    if (i === axes.row || i === axes.col || n <= 1) return;
+    if (!chosen(n, i)) return;
     const label = el('label', 'inline');
     const span = el('span');
     span.textContent = step.dims[i];
@@ -103,7 +105,7 @@ function buildSelectors(sc, axes) {
     parts.push(label);
   });
   sc.els.selectors.replaceChildren(...parts);
-  sc.els.selectors.hidden = parts.length === 0;
+  setHidden(sc.els.selectors, parts.length === 0);
 }
 
 // Tokens along an axis (the module input it runs over), or the vocabulary along logits.
