@@ -139,19 +139,22 @@ struct K {
       for (size_t j = 0; j < NV; ++j) acc[i][j].store_unaligned(C + i * ldc + j * W);
   }
   // Rows [0, M) of one column block of NV vectors: MR-row tiles, then the last rows 4 and 1 at a time.
-  // more: C holds the sums of the K rows before these (a later block of K).
-  template <size_t NV>
+  // more: C holds the sums of the K rows before these (a later block of K). P: A as pack_nn wrote
+  // it (the tile of row m at A + m * K, its R floats of one k side by side); else A[i][k] is at
+  // A + i*am + k*ak.
+  template <size_t NV, bool P = false>
   static void rows_nn(float* C, const float* A, const float* Bm, size_t M, size_t K, size_t am, size_t ak, size_t ldb,
                       size_t ldc, bool more) {
-    constexpr size_t MR = MR_NN;
+    constexpr size_t MR = MR_NN, M4 = MR > 4 ? 4 : 1;
+    const auto at = [&](size_t m) { return P ? A + m * K : A + m * am; };
     size_t m = 0;
-    for (; m + MR <= M; m += MR) tile_nn<MR, NV>(C + m * ldc, A + m * am, Bm, K, am, ak, ldb, ldc, more);
+    for (; m + MR <= M; m += MR) tile_nn<MR, NV, P ? MR : 0>(C + m * ldc, at(m), Bm, K, am, ak, ldb, ldc, more);
     if (MR > 4)
-      for (; m + 4 <= M; m += 4) tile_nn<(MR > 4 ? 4 : 1), NV>(C + m * ldc, A + m * am, Bm, K, am, ak, ldb, ldc, more);
-    for (; m < M; ++m) tile_nn<1, NV>(C + m * ldc, A + m * am, Bm, K, am, ak, ldb, ldc, more);
+      for (; m + 4 <= M; m += 4) tile_nn<M4, NV, P ? M4 : 0>(C + m * ldc, at(m), Bm, K, am, ak, ldb, ldc, more);
+    for (; m < M; ++m) tile_nn<1, NV, P ? 1 : 0>(C + m * ldc, at(m), Bm, K, am, ak, ldb, ldc, more);
   }
-  // PACK_NN: rows [0, M) of A, K long, as the tiles of rows_packed read them: each tile of R rows
-  // (MR, then 4, then 1, as rows_nn splits them) k-major, R floats per k.
+  // PACK_NN: rows [0, M) of A, K long, as rows_nn<NV, true> reads them: each tile of R rows (MR,
+  // then 4, then 1, as rows_nn splits them) k-major, R floats per k.
   static void pack_nn(float* Ap, const float* A, size_t M, size_t K, size_t am, size_t ak) {
     size_t m = 0;
     const auto tiles = [&](size_t R, size_t count) {
@@ -163,32 +166,24 @@ struct K {
     if (MR_NN > 4) tiles(4, (M - m) / 4);
     tiles(1, M - m);
   }
-  template <size_t NV>
-  static void rows_packed(float* C, const float* Ap, const float* Bm, size_t M, size_t K, size_t ldb, size_t ldc, bool more) {
-    constexpr size_t MR = MR_NN, M4 = MR > 4 ? 4 : 1;
-    size_t m = 0;
-    for (; m + MR <= M; m += MR, Ap += MR * K) tile_nn<MR, NV, MR>(C + m * ldc, Ap, Bm, K, 1, MR, ldb, ldc, more);
-    if (MR > 4)
-      for (; m + 4 <= M; m += 4, Ap += 4 * K) tile_nn<M4, NV, M4>(C + m * ldc, Ap, Bm, K, 1, M4, ldb, ldc, more);
-    for (; m < M; ++m, Ap += K) tile_nn<1, NV, 1>(C + m * ldc, Ap, Bm, K, 1, 1, ldb, ldc, more);
-  }
-  // The column blocks of C (NV vectors, then 2, then 1) for rows [0, M) of one block of K.
-  static size_t strips_packed(float* C, const float* Ap, const float* b, size_t M, size_t N, size_t kc, size_t ldb,
-                              size_t ldc, bool more) {
+  // Rows [0, M) of one block of K against the column blocks of C: NV vectors at a time, then 2,
+  // then 1; returns the columns they cover (the rest, under one vector, is tail_nn's).
+  template <bool P>
+  static size_t strips_nn(float* C, const float* A, const float* b, size_t M, size_t N, size_t kc, size_t am, size_t ak,
+                          size_t ldb, size_t ldc, bool more) {
     constexpr size_t NV = NV_NN;
     size_t n = 0;
     for (; n + NV * W <= N; n += NV * W) {
-      if (NV == 3 && N - n >= 4 * W && N - n < 5 * W) break;
-      rows_packed<NV>(C + n, Ap, b + n, M, kc, ldb, ldc, more);
+      if (NV == 3 && N - n >= 4 * W && N - n < 5 * W) break;  // 4 vectors left: two 2-vector blocks, not 3 + 1
+      rows_nn<NV, P>(C + n, A, b + n, M, kc, am, ak, ldb, ldc, more);
     }
     if (NV > 2)
-      for (; n + 2 * W <= N; n += 2 * W) rows_packed<(NV > 2 ? 2 : 1)>(C + n, Ap, b + n, M, kc, ldb, ldc, more);
-    for (; n + W <= N; n += W) rows_packed<1>(C + n, Ap, b + n, M, kc, ldb, ldc, more);
+      for (; n + 2 * W <= N; n += 2 * W) rows_nn<(NV > 2 ? 2 : 1), P>(C + n, A, b + n, M, kc, am, ak, ldb, ldc, more);
+    for (; n + W <= N; n += W) rows_nn<1, P>(C + n, A, b + n, M, kc, am, ak, ldb, ldc, more);
     return n;
   }
   static void gemm_outer(float* C, const float* A, const float* Bm, size_t M, size_t N, size_t K, size_t am, size_t ak,
                          size_t ldb, size_t ldc) {
-    constexpr size_t NV = NV_NN;
     if constexpr (PACK_NN) {
       static_assert(KB_NN > 0, "PACK_NN packs blocks of KB_NN");
       constexpr size_t MC = 48 / MR_NN * MR_NN;  // rows per packed block: a multiple of the tile
@@ -203,7 +198,7 @@ struct K {
         for (size_t m0 = 0; m0 < M; m0 += MC) {
           const size_t mc = std::min(MC, M - m0);
           pack_nn(Ap, A + m0 * am + k0 * ak, mc, kc, am, ak);
-          n_end = strips_packed(C + m0 * ldc, Ap, Bm + k0 * ldb, mc, N, kc, ldb, ldc, k0 > 0);
+          n_end = strips_nn<true>(C + m0 * ldc, Ap, Bm + k0 * ldb, mc, N, kc, am, ak, ldb, ldc, k0 > 0);
         }
       }
       if (n_end < N) tail_nn(C + n_end, A, Bm + n_end, M, N - n_end, K, am, ak, ldb, ldc);
@@ -213,18 +208,7 @@ struct K {
     size_t n_end = 0;  // columns the vector tiles cover
     for (size_t k0 = 0;;) {
       const size_t kc = std::min(kb, K - k0);
-      const float* a = A + k0 * ak;
-      const float* b = Bm + k0 * ldb;
-      const bool more = k0 > 0;
-      size_t n = 0;
-      for (; n + NV * W <= N; n += NV * W) {
-        if (NV == 3 && N - n >= 4 * W && N - n < 5 * W) break;  // 4 vectors left: two 2-vector blocks, not 3 + 1
-        rows_nn<NV>(C + n, a, b + n, M, kc, am, ak, ldb, ldc, more);
-      }
-      if (NV > 2)
-        for (; n + 2 * W <= N; n += 2 * W) rows_nn<(NV > 2 ? 2 : 1)>(C + n, a, b + n, M, kc, am, ak, ldb, ldc, more);
-      for (; n + W <= N; n += W) rows_nn<1>(C + n, a, b + n, M, kc, am, ak, ldb, ldc, more);
-      n_end = n;
+      n_end = strips_nn<false>(C, A + k0 * ak, Bm + k0 * ldb, M, N, kc, am, ak, ldb, ldc, k0 > 0);
       k0 += kc;
       if (k0 >= K) break;
     }
