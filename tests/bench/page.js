@@ -41,8 +41,8 @@ function maxAbsDiff(a, ref) {
   return m;
 }
 
-// x and the parameters for one shape, copied out of a core session (then deleted unless kept).
-function problem(B, T, C, H, keep = false) {
+// x and the parameters for one shape, copied out of a core session (then deleted).
+function problem(B, T, C, H) {
   const s = new core.Session(B, T, C, H);
   const x = s.x().slice();
   const params = {};
@@ -50,8 +50,8 @@ function problem(B, T, C, H, keep = false) {
     const name = s.paramName(i);
     params[name] = s.param(i).slice();
   }
-  if (!keep) s.delete();
-  return { x, params, session: keep ? s : null };
+  s.delete();
+  return { x, params };
 }
 
 // The `attention` description of seed 000's block at (C, H), which planFromResult reads (the
@@ -98,30 +98,31 @@ async function ortSession(ort, ep, C, H) {
 let corePlain = null;
 async function plainCore() {
   if (!hasRelaxedSimd()) return null;
-  corePlain ??= await createAttentionBench({ wasmBinary: await fetchBytes('/build/wasm/bench/attention-bench.wasm') });
-  corePlain.setMemoryBudget(1.9 * 2 ** 30);
+  if (!corePlain) {
+    corePlain = await createAttentionBench({ wasmBinary: await fetchBytes('/build/wasm/bench/attention-bench.wasm') });
+    corePlain.setMemoryBudget(1.9 * 2 ** 30);
+  }
   return corePlain;
 }
 
+// The forward of a bench build of the core (`mod`) at one shape, timed; x, the session's own
+// seeded draw (the same in either build), is put back before every call.
+async function timedForward(mod, B, T, C, H, protocol) {
+  const session = new mod.Session(B, T, C, H);
+  const x = session.x().slice();
+  try {
+    return await timed(() => { session.x().set(x); return session.forward().slice(); }, protocol);
+  } finally {
+    session.delete();
+  }
+}
+
 const BACKENDS = {
-  async 'core-wasm'(B, T, C, H, protocol) {
-    const { x, session } = problem(B, T, C, H, true);
-    try {
-      return await timed(() => { session.x().set(x); return session.forward().slice(); }, protocol);
-    } finally {
-      session.delete();
-    }
-  },
+  'core-wasm': (B, T, C, H, protocol) => timedForward(core, B, T, C, H, protocol),
   async 'core-wasm-simd128'(B, T, C, H, protocol) {
     const plain = await plainCore();
     if (!plain) return { skipped: 'no relaxed SIMD in this engine: core-wasm runs the plain SIMD128 build' };
-    const { x } = problem(B, T, C, H);
-    const session = new plain.Session(B, T, C, H);
-    try {
-      return await timed(() => { session.x().set(x); return session.forward().slice(); }, protocol);
-    } finally {
-      session.delete();
-    }
+    return timedForward(plain, B, T, C, H, protocol);
   },
   async 'ort-wasm'(B, T, C, H, protocol) {
     const { x } = problem(B, T, C, H);
@@ -424,7 +425,7 @@ window.bench = {
       wasmSimd: WebAssembly.validate(new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0, 1, 5, 1, 96, 0, 1, 123, 3, 2, 1, 0, 10, 10, 1, 8, 0, 65, 0, 253, 15, 253, 98, 11])),
     };
   },
-  // The WASM SIMD128 multiply-add ceiling again (run.mjs calls it after the forward runs).
+  // The WASM multiply-add ceilings again (run.mjs calls it after the forward runs).
   peak: () => JSON.parse(core.peak()),
   // The core's GEMM tiles as timed at start-up (kernels_wasm.cpp) and their GFLOP/s then.
   detail: () => core.kernelsDetail(),

@@ -100,34 +100,24 @@ __attribute__((target("avx512f"))) float fma512(long long iters) {
 #endif
 
 #if defined(__wasm_simd128__)
-template <int N>
-float muladd128(long long iters) {
+// acc = acc * a + b as SIMD128 writes it: a multiply, then an add
+inline v128_t mul_add(v128_t acc, v128_t a, v128_t b) { return wasm_f32x4_add(wasm_f32x4_mul(acc, a), b); }
+#if defined(ATTN_WASM_RELAXED)
+// f32x4.relaxed_madd (written as clang 14's prototype and rewritten by scripts/relax-wasm.mjs, as
+// the core's kernels are): one fused instruction per multiply-add where the engine has FMA.
+inline v128_t relaxed_madd(v128_t acc, v128_t a, v128_t b) { return (v128_t)__builtin_wasm_fma_f32x4((__f32x4)acc, (__f32x4)a, (__f32x4)b); }
+#endif
+template <int N, v128_t (*Step)(v128_t, v128_t, v128_t)>
+float step128(long long iters) {
   v128_t acc[N];
   for (int i = 0; i < N; ++i) acc[i] = wasm_f32x4_splat(1.0f + 0.01f * float(i));
   const v128_t a = wasm_f32x4_splat(0.999999f), b = wasm_f32x4_splat(1e-6f);
   for (long long it = 0; it < iters; ++it) {
 #pragma GCC unroll 32
-    for (int i = 0; i < N; ++i) acc[i] = wasm_f32x4_add(wasm_f32x4_mul(acc[i], a), b);
+    for (int i = 0; i < N; ++i) acc[i] = Step(acc[i], a, b);
   }
   v128_t s = acc[0];
   for (int i = 1; i < N; ++i) s = wasm_f32x4_add(s, acc[i]);
-  return wasm_f32x4_extract_lane(s, 0) + wasm_f32x4_extract_lane(s, 3);
-}
-#endif
-#if defined(ATTN_WASM_RELAXED)
-// f32x4.relaxed_madd (written as clang 14's prototype and rewritten by scripts/relax-wasm.mjs, as
-// the core's kernels are): one fused instruction per multiply-add where the engine has FMA.
-template <int N>
-float madd128(long long iters) {
-  __f32x4 acc[N];
-  for (int i = 0; i < N; ++i) acc[i] = (__f32x4)wasm_f32x4_splat(1.0f + 0.01f * float(i));
-  const __f32x4 a = (__f32x4)wasm_f32x4_splat(0.999999f), b = (__f32x4)wasm_f32x4_splat(1e-6f);
-  for (long long it = 0; it < iters; ++it) {
-#pragma GCC unroll 32
-    for (int i = 0; i < N; ++i) acc[i] = __builtin_wasm_fma_f32x4(acc[i], a, b);
-  }
-  v128_t s = (v128_t)acc[0];
-  for (int i = 1; i < N; ++i) s = wasm_f32x4_add(s, (v128_t)acc[i]);
   return wasm_f32x4_extract_lane(s, 0) + wasm_f32x4_extract_lane(s, 3);
 }
 #endif
@@ -152,10 +142,12 @@ inline std::vector<Result> measure(double ms = 10, int reps = 12) {
     pick("avx512-fma", 16, {{8, &fma512<8>}, {12, &fma512<12>}, {16, &fma512<16>}, {24, &fma512<24>}});
 #endif
 #if defined(__wasm_simd128__)
-  pick("wasm-simd128-mul-add", 4, {{6, &muladd128<6>}, {8, &muladd128<8>}, {10, &muladd128<10>}, {12, &muladd128<12>}, {14, &muladd128<14>}, {16, &muladd128<16>}});
+  pick("wasm-simd128-mul-add", 4, {{6, &step128<6, mul_add>}, {8, &step128<8, mul_add>}, {10, &step128<10, mul_add>},
+                                   {12, &step128<12, mul_add>}, {14, &step128<14, mul_add>}, {16, &step128<16, mul_add>}});
 #endif
 #if defined(ATTN_WASM_RELAXED)
-  pick("wasm-relaxed-madd", 4, {{6, &madd128<6>}, {8, &madd128<8>}, {10, &madd128<10>}, {12, &madd128<12>}, {14, &madd128<14>}, {16, &madd128<16>}});
+  pick("wasm-relaxed-madd", 4, {{6, &step128<6, relaxed_madd>}, {8, &step128<8, relaxed_madd>}, {10, &step128<10, relaxed_madd>},
+                                {12, &step128<12, relaxed_madd>}, {14, &step128<14, relaxed_madd>}, {16, &step128<16, relaxed_madd>}});
 #endif
   return out;
 }

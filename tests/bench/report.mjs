@@ -105,8 +105,8 @@ function forwardReport(results, lines, notes) {
   // relaxed_madd one, the plain builds (ort-web and tfjs use no relaxed SIMD) by mul+add's.
   const nativePeak = ceilingOf(results.peaks?.native);
   const nativeCeil = nativePeak?.gflops ?? null;
-  const plainPeak = results.peaks?.wasm?.['wasm-simd128-mul-add'] ? { kind: 'wasm-simd128-mul-add', ...results.peaks.wasm['wasm-simd128-mul-add'] } : null;
-  const relaxedPeak = results.peaks?.wasm?.['wasm-relaxed-madd'] ? { kind: 'wasm-relaxed-madd', ...results.peaks.wasm['wasm-relaxed-madd'] } : null;
+  const wasmPeak = (kind) => (results.peaks?.wasm?.[kind] ? { kind, ...results.peaks.wasm[kind] } : null);
+  const plainPeak = wasmPeak('wasm-simd128-mul-add'), relaxedPeak = wasmPeak('wasm-relaxed-madd');
   const corePeak = /relaxed/.test(results.browser?.coreKernels ?? '') ? relaxedPeak : plainPeak;
   const wasmCeil = plainPeak?.gflops ?? null, coreWasmCeil = corePeak?.gflops ?? null;
   const peakText = (p) => `${PEAK_NAMES[p.kind]} ${p.gflops.toFixed(1)} GFLOP/s`;
