@@ -4,6 +4,10 @@
 // keystrokes, and prints the median, p95, p99 and max of
 //   redraw: keydown event -> the page's input handler has recomputed and redrawn everything
 //   frame:  keydown event -> the next frame after it has been produced (includes style/layout/paint)
+// twice: typing from the moment the page is ready (data-ready), while the WebGPU start-up may
+// still run (adapter, device, shader compiles: on SwiftShader the GPU process compiles for
+// seconds on the same CPU cores), then again once it is done (data-backend-ready) and the first
+// check has run: the typing a reader does after start-up. --phase ready|started picks one.
 // With --at steps the page is scrolled to the step cards first, so their heatmaps repaint too
 // (cards off screen only update their text until scrolled into view). Firefox runs with its timer
 // rounding off (harness.mjs fineTimers): by default its performance.now() moves in 1 ms steps.
@@ -11,7 +15,7 @@
 // Performance.getMetrics: LayoutCount, RecalcStyleCount and their durations, over all keystrokes).
 // --hash sets the page state, e.g. --hash 'backend=wasm' (WebGPU comparisons off) or
 // --hash 'module=Transformer&config={"Transformer":{"emb_dim":64,"num_heads":4,"num_layers":2}}'.
-//   node scripts/measure-redraw.mjs [--browser chromium|firefox] [--keys 240] [--at steps] [--hash STATE] [--layouts]
+//   node scripts/measure-redraw.mjs [--browser chromium|firefox] [--keys 240] [--at steps] [--hash STATE] [--layouts] [--phase ready|started]
 import { launch, openPage, startServer } from '../tests/browser/harness.mjs';
 
 const args = process.argv.slice(2);
@@ -20,6 +24,8 @@ const at = args.includes('--at') ? args[args.indexOf('--at') + 1] : 'top';
 const hash = args.includes('--hash') ? `#${args[args.indexOf('--hash') + 1]}` : '';
 const engine = args.includes('--browser') ? args[args.indexOf('--browser') + 1] : 'chromium';
 const layouts = args.includes('--layouts');
+const phases = args.includes('--phase') ? [args[args.indexOf('--phase') + 1]] : ['ready', 'started'];
+if (!phases.every((p) => p === 'ready' || p === 'started')) throw new Error(`--phase must be ready or started, not ${phases[0]}`);
 if (layouts && engine !== 'chromium') throw new Error(`--layouts needs Chromium (CDP Performance.getMetrics); --browser is ${engine}`);
 const sentence = "the animal didn't cross the street because it was too tired";
 
@@ -61,28 +67,38 @@ try {
   const cdp = layouts ? await page.context().newCDPSession(page) : null;
   const metrics = async () => Object.fromEntries((await cdp.send('Performance.getMetrics')).metrics.map((m) => [m.name, m.value]));
   if (cdp) await cdp.send('Performance.enable');
-  const before = cdp ? await metrics() : null;
-  let maxTokens = 0;
-  for (const key of keys) {
-    await page.keyboard.press(key);
-    await page.evaluate(() => window.__measure.pending);
-    maxTokens = Math.max(maxTokens, await page.evaluate(() => document.querySelectorAll('#chips1 [data-testid="token"]').length));
-  }
-  const after = cdp ? await metrics() : null;
-  const { redraw, frame } = await page.evaluate(() => ({ redraw: window.__measure.redraw, frame: window.__measure.frame }));
   const stats = (xs) => {
     const s = [...xs].sort((a, b) => a - b);
     const q = (p) => s[Math.min(s.length - 1, Math.ceil(p * s.length) - 1)];
     return { n: s.length, median: q(0.5), p95: q(0.95), p99: q(0.99), max: s.at(-1) };
   };
-  const r = stats(redraw), f = stats(frame);
   console.log(`browser: ${engine}, ${await page.evaluate(() => navigator.userAgent)}`);
-  console.log(`scenario: ${scenario.module} ${JSON.stringify(scenario.config)}, up to ${maxTokens} tokens, ${keys.length} keystrokes, view at ${at}`);
-  console.log(`redraw (keydown -> recomputed and redrawn): median ${r.median.toFixed(2)} ms, p95 ${r.p95.toFixed(2)} ms, p99 ${r.p99.toFixed(2)} ms, max ${r.max.toFixed(2)} ms (n=${r.n})`);
-  console.log(`frame  (keydown -> next frame produced):   median ${f.median.toFixed(2)} ms, p95 ${f.p95.toFixed(2)} ms, p99 ${f.p99.toFixed(2)} ms, max ${f.max.toFixed(2)} ms (n=${f.n})`);
-  if (cdp) {
-    const per = (name, scale = 1) => ((after[name] - before[name]) * scale / keys.length);
-    console.log(`layouts per keystroke: ${per('LayoutCount').toFixed(2)} (${per('LayoutDuration', 1000).toFixed(2)} ms), style recalcs ${per('RecalcStyleCount').toFixed(2)} (${per('RecalcStyleDuration', 1000).toFixed(2)} ms)`);
+  for (const phase of phases) {
+    let waited = '';
+    if (phase === 'started') {
+      const t0 = Date.now();
+      await page.waitForSelector('body[data-backend-ready="true"]', { timeout: 120000 });
+      await page.waitForFunction(() => window.playground.backend.idle(), null, { timeout: 120000 });
+      waited = `, after waiting ${Date.now() - t0} ms for the WebGPU start-up (${await page.evaluate(() => document.querySelector('[data-testid="backend"]')?.textContent ?? '?')})`;
+    }
+    await page.evaluate(() => { window.__measure.redraw = []; window.__measure.frame = []; });
+    const before = cdp ? await metrics() : null;
+    let maxTokens = 0;
+    for (const key of keys) {
+      await page.keyboard.press(key);
+      await page.evaluate(() => window.__measure.pending);
+      maxTokens = Math.max(maxTokens, await page.evaluate(() => document.querySelectorAll('#chips1 [data-testid="token"]').length));
+    }
+    const after = cdp ? await metrics() : null;
+    const { redraw, frame } = await page.evaluate(() => ({ redraw: window.__measure.redraw, frame: window.__measure.frame }));
+    const r = stats(redraw), f = stats(frame);
+    console.log(`\n${phase === 'ready' ? 'typing from page ready' : 'typing after start-up'}: ${scenario.module} ${JSON.stringify(scenario.config)}, up to ${maxTokens} tokens, ${keys.length} keystrokes, view at ${at}${waited}`);
+    console.log(`redraw (keydown -> recomputed and redrawn): median ${r.median.toFixed(2)} ms, p95 ${r.p95.toFixed(2)} ms, p99 ${r.p99.toFixed(2)} ms, max ${r.max.toFixed(2)} ms (n=${r.n})`);
+    console.log(`frame  (keydown -> next frame produced):   median ${f.median.toFixed(2)} ms, p95 ${f.p95.toFixed(2)} ms, p99 ${f.p99.toFixed(2)} ms, max ${f.max.toFixed(2)} ms (n=${f.n})`);
+    if (cdp) {
+      const per = (name, scale = 1) => ((after[name] - before[name]) * scale / keys.length);
+      console.log(`layouts per keystroke: ${per('LayoutCount').toFixed(2)} (${per('LayoutDuration', 1000).toFixed(2)} ms), style recalcs ${per('RecalcStyleCount').toFixed(2)} (${per('RecalcStyleDuration', 1000).toFixed(2)} ms)`);
+    }
   }
   if (errors.length) console.log(`page errors:\n${errors.join('\n')}`);
 } finally {

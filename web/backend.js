@@ -83,24 +83,34 @@ function newestAfterPaint(work, canRun) {
 }
 
 // els: {radios: [wasm, webgpu], name, adapter, notice, compare, diff, wasmTime, gpuTime}
+// The adapter is asked for at once (the radio and the adapter's name need it); the device and its
+// pipelines only when WebGPU is wanted: a reader who chose WASM never pays for the shader compiles
+// (on SwiftShader seconds of the CPU the page runs on), and one who switches later waits for them once.
 export function createBackend(core, els, onChoice) {
+  let adapter = null;
   let gpu = null;
+  let starting = null;      // GpuAttention.create() in flight or done
   let unavailable = null;   // why WebGPU cannot be used (no adapter, lost, failed): () => text, re-read per render for the language
   let wanted = 'auto';
   let last = null;          // {diff, wasmMs, gpuMs, module}
   let calls = 0;            // compare() calls so far: a check shows its result only if none came after it
 
   const active = () => (wanted !== 'wasm' && gpu && !unavailable ? 'webgpu' : 'wasm');
+  // WebGPU wanted and its start-up still compiling: the radio shows the choice, the notice why WASM computes meanwhile.
+  const pending = () => wanted !== 'wasm' && !gpu && !unavailable && !!starting;
 
   function render(extra = '') {
     const isGpu = active() === 'webgpu';
-    setText(els.name, isGpu ? t('backend.webgpuName', { adapter: gpu.adapterName }) : WASM);
+    const name = adapter && GpuAttention.adapterName(adapter);
+    setText(els.name, isGpu ? t('backend.webgpuName', { adapter: name }) : WASM);
     setAttr(els.name, 'data-backend', active());
-    els.radios[0].checked = !isGpu;
-    els.radios[1].checked = isGpu;
-    if (els.radios[1].disabled !== (!gpu || !!unavailable)) els.radios[1].disabled = !gpu || !!unavailable;
-    setText(els.adapter, gpu ? t('backend.adapter', { adapter: gpu.adapterName }) : '');
-    setText(els.notice, unavailable ? t('backend.unavailable', { reason: unavailable(), wasm: WASM }) : extra);
+    els.radios[0].checked = !isGpu && !pending();
+    els.radios[1].checked = isGpu || pending();
+    const off = !adapter || !!unavailable;
+    if (els.radios[1].disabled !== off) els.radios[1].disabled = off;
+    setText(els.adapter, adapter ? t('backend.adapter', { adapter: name }) : '');
+    setText(els.notice, unavailable ? t('backend.unavailable', { reason: unavailable(), wasm: WASM })
+      : pending() ? t('backend.starting', { adapter: name, wasm: WASM }) : extra);
     setHidden(els.compare, !isGpu || !last);
   }
 
@@ -114,9 +124,24 @@ export function createBackend(core, els, onChoice) {
     onChoice?.(active());
   }
 
-  const ready = GpuAttention.create({ onLost: (e) => { if (gpu) fail(() => t('backend.lost', { reason: e.message || e.reason || t('backend.unknownReason') })); } })
-    .then((g) => { gpu = g; }, (e) => { unavailable = () => (e.key ? t(e.key) : e.message); })
+  const onLost = (e) => { if (gpu) fail(() => t('backend.lost', { reason: e.message || e.reason || t('backend.unknownReason') })); };
+  const whyNot = (e) => { unavailable = () => (e.key ? t(e.key) : e.message); };
+  // The device and pipelines, once; when they are there, the page recomputes so the check runs.
+  function start() {
+    starting ??= GpuAttention.create({ adapter, onLost }).then((g) => { gpu = g; }, whyNot).finally(render);
+    return starting;
+  }
+  const probe = GpuAttention.adapter().then((a) => { adapter = a; }, whyNot);
+  // Settled once the backend is decided: no WebGPU, WASM chosen (setWanted runs before the probe
+  // answers), or WebGPU started.
+  const ready = probe.then(() => (adapter && wanted !== 'wasm' ? start() : null))
     .finally(() => { render(); document.body.dataset.backendReady = 'true'; });
+  // A later choice of WebGPU: start it, then recompute as for any change of backend.
+  const want = (v) => {
+    wanted = v;
+    render();
+    if (v !== 'wasm' && adapter && !starting) start().then(() => onChoice?.(active()));
+  };
 
   // One comparison on the GPU, shown in the panel; any failure turns WebGPU off.
   async function check(job) {
@@ -140,8 +165,7 @@ export function createBackend(core, els, onChoice) {
   for (const radio of els.radios) {
     radio.addEventListener('change', () => {
       if (!radio.checked) return;
-      wanted = radio.value;
-      render();
+      want(radio.value);
       onChoice?.(active());
     });
   }
@@ -149,7 +173,7 @@ export function createBackend(core, els, onChoice) {
   return {
     ready,
     active,
-    setWanted(v) { wanted = v; render(); },
+    setWanted: want,
     wanted: () => wanted,
     // The WASM result of a recompute (run with return_inputs and return_params): compare it on
     // the GPU when WebGPU is active. selection {b, h}: the batch item and head the page displays,

@@ -209,6 +209,28 @@ test('the page shows the WebGPU backend, its difference from WASM, and falls bac
   assert.deepEqual(errors, []);
 });
 
+test('a page opened on WASM starts no WebGPU device until WebGPU is chosen, then starts it and checks', async () => {
+  const { page, errors } = await openPage(browser.context, `${server.url}#backend=wasm`);
+  await page.waitForSelector('body[data-backend-ready="true"]');
+  // The adapter is known (the radio is offered, its name shown); no device, no shader compiles.
+  assert.equal(await page.evaluate(() => window.playground.backend.gpu()), null);
+  assert.ok(await page.locator('#backend-webgpu').isEnabled());
+  assert.match(await page.locator('#backend-adapter').textContent(), engine === 'chromium' ? /swiftshader/ : /.+/);
+  assert.equal(await page.getByTestId('backend').textContent(), 'WASM SIMD');
+  const started = Date.now();
+  await page.locator('#backend-webgpu').check();
+  // While the shaders compile the choice stays checked and the notice says WASM computes meanwhile.
+  const during = await page.evaluate(() => ({ checked: document.querySelector('#backend-webgpu').checked, notice: document.querySelector('[data-testid="backend-notice"]').textContent, gpu: !!window.playground.backend.gpu() }));
+  assert.ok(during.checked, 'the WebGPU radio stays checked while it starts');
+  if (!during.gpu) assert.match(during.notice, /^Starting WebGPU on .+: compiling its shaders\. Computing with WASM SIMD meanwhile\.$/);
+  await page.waitForFunction(() => /compared/.test(document.querySelector('[data-testid="backend-notice"]').textContent), null, { timeout: 60000 });
+  assert.equal(await page.getByTestId('backend').getAttribute('data-backend'), 'webgpu');
+  const diff = Number(await page.getByTestId('gpu-cpu-diff').getAttribute('data-value'));
+  assert.ok(diff >= 0 && diff <= 1e-4, `gpu-cpu-diff ${diff}`);
+  console.log(`# WASM first, then WebGPU: started and compared in ${Date.now() - started} ms, max |webgpu - wasm| ${diff.toExponential(2)}`);
+  assert.deepEqual(errors, []);
+});
+
 test('a GPU check still running when the module changes to one without a GPU path does not overwrite its notice', async () => {
   // Seen in Firefox (lavapipe, slower): CausalMultiHeadAttention's check finished after the switch
   // to EncoderLayer and replaced "EncoderLayer computes on WASM SIMD here" with "... compared".

@@ -284,13 +284,27 @@ async function loadText(url) {
 //   if (gpuSupport(scenario, result).ok) r = await gpu.run(planFromResult(result), { weights: { b: 0, h: 0 } });
 //   r.output, r.attentionWeights (the chosen heads), r.ms
 export class GpuAttention {
-  // Throws an Error saying why when WebGPU is not there (no navigator.gpu, no adapter); its `key`
-  // names the message, so the page can show it again in another language.
-  static async create({ onLost } = {}) {
+  // The browser's adapter (cheap: no device, no shaders), or an Error saying why WebGPU is not
+  // there (no navigator.gpu, no adapter); its `key` names the message, so the page can show it
+  // again in another language.
+  static async adapter() {
     const absent = (key) => Object.assign(new Error(t(key)), { key });
     if (typeof navigator === 'undefined' || !navigator.gpu) throw absent('gpu.noNavigator');
     const adapter = await navigator.gpu.requestAdapter();
     if (!adapter) throw absent('gpu.noAdapter');
+    return adapter;
+  }
+
+  // What the page calls an adapter: vendor, architecture, device, description as the browser gives them.
+  static adapterName(adapter) {
+    const info = adapter.info ?? {};
+    return [info.vendor, info.architecture, info.device, info.description].filter(Boolean).join(' ') || 'WebGPU adapter';
+  }
+
+  // The device and every pipeline, on `adapter` (GpuAttention.adapter() when not given): the
+  // shader compiles are the start-up's cost (on SwiftShader seconds of CPU in the GPU process).
+  static async create({ onLost, adapter } = {}) {
+    adapter ??= await GpuAttention.adapter();
     const limits = {};
     for (const k of ['maxStorageBufferBindingSize', 'maxBufferSize']) limits[k] = adapter.limits[k];
     const device = await adapter.requestDevice({ requiredLimits: limits });
@@ -315,8 +329,7 @@ export class GpuAttention {
   }
 
   constructor(adapter, device, onLost) {
-    const info = adapter.info ?? {};
-    this.adapterName = [info.vendor, info.architecture, info.device, info.description].filter(Boolean).join(' ') || 'WebGPU adapter';
+    this.adapterName = GpuAttention.adapterName(adapter);
     this.device = device;
     this.lost = false;
     device.lost.then((e) => { this.lost = true; onLost?.(e); });

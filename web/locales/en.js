@@ -282,6 +282,7 @@ export const en = {
   'backend.webgpuName': 'WebGPU ({adapter})',
   'backend.adapter': 'Adapter: {adapter}',
   'backend.unavailable': 'WebGPU is not in use: {reason}. Computing with {wasm}.',
+  'backend.starting': 'Starting WebGPU on {adapter}: compiling its shaders. Computing with {wasm} meanwhile.',
   'backend.lost': 'the WebGPU device was lost ({reason})',
   'backend.unknownReason': 'unknown reason',
   'backend.failed': 'WebGPU failed ({message})',

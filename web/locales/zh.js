@@ -284,6 +284,7 @@ export const zh = {
   'backend.webgpuName': 'WebGPU（{adapter}）',
   'backend.adapter': '适配器：{adapter}',
   'backend.unavailable': '未使用 WebGPU：{reason}。改用 {wasm} 计算。',
+  'backend.starting': '正在 {adapter} 上启动 WebGPU：编译着色器中，此间用 {wasm} 计算。',
   'backend.lost': 'WebGPU 设备丢失（{reason}）',
   'backend.unknownReason': '原因未知',
   'backend.failed': 'WebGPU 出错（{message}）',
