@@ -3,14 +3,7 @@
 // only changed texts written (dom-write.js): a keystroke rewrites a few numbers, not the list.
 
 import { t } from '../i18n.js';
-import { setAttr, setText } from './dom-write.js';
-
-// items (the list's <li> or a group's <ul>) made or trimmed to n, made ones by make().
-function fit(parent, n, make) {
-  while (parent.children.length > n) parent.lastElementChild.remove();
-  while (parent.children.length < n) parent.append(make());
-  return [...parent.children];
-}
+import { fitChildren as fit, setAttr, setText } from './dom-write.js';
 
 function group() {
   const li = document.createElement('li');

@@ -15,26 +15,33 @@ export function setHidden(el, hidden) {
   if (el.hidden !== hidden) el.hidden = hidden;
 }
 
+// parent's element children made or trimmed to n (made ones by make()), in order.
+export function fitChildren(parent, n, make) {
+  while (parent.children.length > n) parent.lastElementChild.remove();
+  while (parent.children.length < n) parent.append(make());
+  return [...parent.children];
+}
+
 // parent (a <thead> or <tbody>) gets one <tr> per entry of rows, each a list of cells
 // [tag ('th' | 'td'), text, scope?]: rows and cells already there are reused and only changed
 // texts written (a table rebuilt per keystroke was restyled and laid out from scratch).
 // newRow(tr): called once for each <tr> made (e.g. its data-testid).
 export function syncRows(parent, rows, newRow = null) {
-  while (parent.rows.length > rows.length) parent.lastElementChild.remove();
-  rows.forEach((cells, r) => {
-    let tr = parent.rows[r];
-    if (!tr) {
-      tr = parent.appendChild(document.createElement('tr'));
-      newRow?.(tr);
-    }
+  const made = () => {
+    const tr = document.createElement('tr');
+    newRow?.(tr);
+    return tr;
+  };
+  fitChildren(parent, rows.length, made).forEach((tr, r) => {
+    const cells = rows[r];
     while (tr.cells.length > cells.length) tr.lastElementChild.remove();
     cells.forEach(([tag, text, scope = ''], c) => {
       let cell = tr.cells[c];
       if (!cell || cell.localName !== tag) {
-        const made = document.createElement(tag);
-        if (cell) cell.replaceWith(made);
-        else tr.append(made);
-        cell = made;
+        const fresh = document.createElement(tag);
+        if (cell) cell.replaceWith(fresh);
+        else tr.append(fresh);
+        cell = fresh;
       }
       if (cell.scope !== scope) cell.scope = scope;
       setText(cell, text);
