@@ -15,13 +15,18 @@ function maxAbsDiff(a, b, offset = 0, n = a.length) {
   return m;
 }
 
+// Scores (B·H·T·S floats) up to this many are checked with the three-pass kernels, which keep
+// them in a buffer; past it with the fused kernel, which never stores them. A page of a few
+// tokens so never compiles the fused kernel (on SwiftShader 1.8 s of CPU beside the typing).
+const NAIVE_MAX_SCORES = 1 << 20;
+
 // The GPU's output and the selected head's weights against the core's result: the largest
 // |WebGPU − WASM|. selection {b, h} outside this result falls back to 0.
 async function compareOnGpu(gpu, { result, selection }) {
   const plan = planFromResult(result);
   const pick = (v, max) => (Number.isInteger(v) && v >= 0 && v < max ? v : 0);
   const head = { b: pick(selection?.b, plan.B), h: pick(selection?.h, plan.H) };
-  const r = await gpu.run(plan, { weights: head });
+  const r = await gpu.run(plan, { weights: head, naive: plan.B * plan.H * plan.T * plan.S <= NAIVE_MAX_SCORES });
   let diff = maxAbsDiff(r.output.data, result.outputs.find((o) => o.name === plan.output).data);
   const w = result.outputs.find((o) => o.name === plan.weightsOutput);
   if (w && r.attentionWeights) {

@@ -301,8 +301,9 @@ export class GpuAttention {
     return [info.vendor, info.architecture, info.device, info.description].filter(Boolean).join(' ') || 'WebGPU adapter';
   }
 
-  // The device and every pipeline, on `adapter` (GpuAttention.adapter() when not given): the
-  // shader compiles are the start-up's cost (on SwiftShader seconds of CPU in the GPU process).
+  // The device and its pipelines (the fused kernel's on first use), on `adapter`
+  // (GpuAttention.adapter() when not given): the shader compiles are the start-up's cost (on
+  // SwiftShader 0.5 s of CPU in the GPU process, and 1.8 s more for the fused kernel).
   static async create({ onLost, adapter } = {}) {
     adapter ??= await GpuAttention.adapter();
     const limits = {};
@@ -318,15 +319,35 @@ export class GpuAttention {
     // main thread, which also rasters the page (SwiftShader: seconds without a frame at start-up).
     const pipeline = (code, entryPoint = 'main') => device.createComputePipelineAsync({ layout: 'auto', compute: { module: module(code), entryPoint } });
     const naiveCode = `${common}\n${naive}`;
-    const [pLinear, pFused, pWeights, pScores, pNormalize, pWeighted, pRope, pLoopCap] = await Promise.all([
-      pipeline(linear), pipeline(`${common}\n${fused}`), pipeline(`${common}\n${weights}`),
+    // The fused kernel is compiled on its first use (fusedPipeline()): on SwiftShader it alone
+    // takes 1.8 s of the 2.3 s the pipelines take, and a page checking a few tokens never needs it.
+    gpu.fusedCode = `${common}\n${fused}`;
+    gpu.fusedCompile = null;
+    const [pLinear, pWeights, pScores, pNormalize, pWeighted, pRope, pLoopCap] = await Promise.all([
+      pipeline(linear), pipeline(`${common}\n${weights}`),
       pipeline(naiveCode, 'scores'), pipeline(naiveCode, 'normalize_rows'), pipeline(naiveCode, 'weighted_sum'), pipeline(rope), pipeline(loopCap)]);
-    gpu.pipelines = { linear: pLinear, fused: pFused, weights: pWeights, scores: pScores, normalizeRows: pNormalize, weightedSum: pWeighted, rope: pRope };
+    gpu.pipelines = { linear: pLinear, fused: null, weights: pWeights, scores: pScores, normalizeRows: pNormalize, weightedSum: pWeighted, rope: pRope };
     const error = await device.popErrorScope();
     if (error) throw new Error(`WebGPU shader error: ${error.message}`);
     gpu.loopCap = await gpu.measureLoopCap(pLoopCap);
     return gpu;
   }
+
+  // The fused kernel's pipeline, compiled once, on the first plan that runs it.
+  fusedPipeline() {
+    this.fusedCompile ??= (async () => {
+      this.device.pushErrorScope('validation');
+      const module = this.device.createShaderModule({ code: this.fusedCode });
+      const error = await this.device.popErrorScope();
+      if (error) throw new Error(`WebGPU shader error: ${error.message}`);
+      this.pipelines.fused = await this.device.createComputePipelineAsync({ layout: 'auto', compute: { module, entryPoint: 'main' } });
+      return this.pipelines.fused;
+    })();
+    return this.fusedCompile;
+  }
+
+  // Whether run(plan, {naive}) / timeAttention take the fused kernel.
+  usesFused(plan, naive) { return !naive && this.fusedFits(plan); }
 
   constructor(adapter, device, onLost) {
     this.adapterName = GpuAttention.adapterName(adapter);
@@ -428,7 +449,7 @@ export class GpuAttention {
   encodeAttention(pass, plan, bufs, naive, keep) {
     const { B, H, T, S, Dv } = plan;
     const { params, q, k, v, mask, o, pos, slopes } = bufs;
-    if (!naive && this.fusedFits(plan)) {
+    if (this.usesFused(plan, naive)) {
       this.dispatch(pass, this.pipelines.fused, [params, q, k, v, mask, o, pos, slopes], Math.ceil(T / 64), H, B);
       return 'fused';
     }
@@ -472,6 +493,7 @@ export class GpuAttention {
   // naive: use the three-pass kernels instead of the fused one (for comparison).
   async run(plan, { weights = null, naive = false } = {}) {
     if (this.lost) throw new Error('the WebGPU device was lost');
+    if (this.usesFused(plan, naive)) await this.fusedPipeline();
     const t0 = performance.now();
     const temps = [];
     const keep = (b) => { temps.push(b); return b; };
@@ -516,6 +538,7 @@ export class GpuAttention {
   // Times the attention kernels alone (projections done once beforehand, nothing read back):
   // fused, or naive three-pass. Returns the per-run milliseconds of `repeats` runs after a warm-up.
   async timeAttention(plan, { naive = false, repeats = 5 } = {}) {
+    if (this.usesFused(plan, naive)) await this.fusedPipeline();
     const temps = [];
     const keep = (b) => { temps.push(b); return b; };
     try {
