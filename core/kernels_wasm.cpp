@@ -51,6 +51,12 @@ const GemmNn tn[] = {simd::K<Arch, 4, 3, 4, 2, KB, true>::gemm_tn, simd::K<Arch,
 
 // Calls below this many multiply-adds are too short for the browser's coarse clock to time.
 constexpr double kTimedFlops = double(1 << 20);
+// Nor are calls of few rows timed: with fewer than this many, each weight (gemm_nt: nn.Linear's
+// W, read once per call) serves too few rows for the tile to matter; such calls wait on memory,
+// and every tile timed alike there (34-36 GFLOP/s at 1x16x768), so a choice made on them was a
+// draw: the 1x512x768 forward then took 88-90 ms in Chromium (Intel Xeon) where the tiles chosen
+// on 512 rows take 75-81. Until a large enough call has come, calls run on the first candidate.
+constexpr size_t kTimedRows = 48;
 // V8 runs a function first as Liftoff's baseline code and swaps in TurboFan's only after it has
 // spent a budget of loop iterations (dynamic tiering): for the attention's short calls (64 query
 // rows of one head, ~80 us) that is dozens of calls. So a candidate's first kWarmMs of calls are
@@ -62,8 +68,8 @@ constexpr int kTimedRounds = 6;
 
 // Runs one call on the chosen candidate, or on the next one in turn while choosing.
 template <class Fn, size_t N, class Call>
-void dispatch(Candidate<Fn> (&c)[N], int& chosen, int& turn, double flops, Call call) {
-  if (chosen >= 0 || flops < kTimedFlops) {
+void dispatch(Candidate<Fn> (&c)[N], int& chosen, int& turn, size_t rows, double flops, Call call) {
+  if (chosen >= 0 || flops < kTimedFlops || rows < kTimedRows) {
     call(c[chosen >= 0 ? chosen : 0].fn);
     return;
   }
@@ -90,11 +96,13 @@ int nt_chosen = -1, nt_turn = 0, nn_chosen = -1, nn_turn = 0;
 
 void gemm_nt(float* C, const float* A, const float* B, const float* bias, size_t M, size_t N, size_t K, size_t lda,
              size_t ldb, size_t ldc) {
-  dispatch(nt, nt_chosen, nt_turn, double(M) * N * K, [&](GemmNt f) { f(C, A, B, bias, M, N, K, lda, ldb, ldc); });
+  dispatch(nt, nt_chosen, nt_turn, M, double(M) * N * K, [&](GemmNt f) { f(C, A, B, bias, M, N, K, lda, ldb, ldc); });
 }
 
 void gemm_nn(float* C, const float* A, const float* B, size_t M, size_t N, size_t K, size_t lda, size_t ldb, size_t ldc) {
-  dispatch(nn, nn_chosen, nn_turn, double(M) * N * K, [&](GemmNn f) { f(C, A, B, M, N, K, lda, ldb, ldc); });
+  // rows: the smaller side of C (the attention's products: 64 query rows against S keys, or S
+  // keys' weights against head-dim columns), so a few tokens' products are never timed
+  dispatch(nn, nn_chosen, nn_turn, std::min(M, N), double(M) * N * K, [&](GemmNn f) { f(C, A, B, M, N, K, lda, ldb, ldc); });
 }
 
 void gemm_tn(float* C, const float* A, const float* B, size_t M, size_t N, size_t K, size_t lda, size_t ldb, size_t ldc) {

@@ -85,6 +85,10 @@ function forwardReport(results, lines, notes) {
       ...(plainRuns ? [cell(get('core-wasm-simd128', s)), rcell(ratio(get('core-wasm-simd128', s), get('ort-wasm', s)))] : []),
       ...(ff ? [cell(get('firefox:core-wasm', s)), cell(get('firefox:ort-wasm', s)), cell(get('firefox:tfjs-wasm', s)),
         rcell(ratio(get('firefox:core-wasm', s), get('firefox:ort-wasm', s))), rcell(ratio(get('firefox:core-wasm', s), get('core-wasm', s)))] : [])]));
+  // Which tiles the core's start-up timing picked in each engine (kernels_wasm.cpp): a run to
+  // compare with another starts here.
+  const tiles = [['Chromium', results.browser], ...(ff ? [[ffName, ff]] : [])].filter(([, r]) => r?.coreTiles);
+  if (tiles.length) lines.push(`The core's GEMM tiles, timed at its start-up: ${tiles.map(([n, r]) => `${n}: ${r.coreTiles}`).join('; ')}.`, '');
   if (ff) {
     lines.push(`${ffName}: ${ff.userAgent}; WASM SIMD128 ${ff.wasmSimd ? 'validated' : 'NOT validated'}; measured peak ${ffPeak ? `${PEAK_NAMES[ffPeak.kind] ?? ffPeak.kind} ${ffPeak.gflops.toFixed(1)} GFLOP/s` : 'not measured'}` +
       `; WebGPU adapter ${ff.adapter ? JSON.stringify(ff.adapter) : `none${ff.gpuError ? ` (${ff.gpuError})` : ''}`}.`, '');

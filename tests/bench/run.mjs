@@ -147,6 +147,9 @@ async function browserRuns(results) {
       await forwardRuns(page, results, shapes, BROWSER_BACKENDS);
       results.browser.peak_after = await page.evaluate(() => window.bench.peak());
       log('WASM peak (after):', peakText(results.browser.peak_after));
+      // the GEMM tiles the core's timing picked (on its first products) in this engine
+      results.browser.coreTiles = await page.evaluate(() => window.bench.detail());
+      log('core tiles:', results.browser.coreTiles);
     }
     for (const name of doTrain ? TRAIN_CASES : []) {
       for (const backend of TRAIN_BACKENDS) {
@@ -172,6 +175,8 @@ async function firefoxRuns(results) {
     await forwardRuns(page, results, MAIN_SHAPES, FIREFOX_BACKENDS, 'firefox:');
     results.firefox.peak_after = await page.evaluate(() => window.bench.peak());
     log('Firefox WASM peak (after):', peakText(results.firefox.peak_after));
+    results.firefox.coreTiles = await page.evaluate(() => window.bench.detail());
+    log('Firefox core tiles:', results.firefox.coreTiles);
     results.firefox.pageErrors = pageErrors;
   } finally {
     await close();
