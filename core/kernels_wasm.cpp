@@ -41,10 +41,17 @@ Candidate<GemmNt> nt[] = {{"2x4", simd::K<Arch, 2, 4>::gemm_nt},
                           {"4x3", simd::K<Arch, 4, 3>::gemm_nt},
                           {"4x2", simd::K<Arch, 4, 2>::gemm_nt},
                           {"3x3", simd::K<Arch, 3, 3>::gemm_nt}};
-Candidate<GemmNn> nn[] = {{"4x2", simd::K<Arch, 4, 3, 4, 2, KB, true>::gemm_nn},
-                          {"2x4", simd::K<Arch, 4, 3, 2, 4, KB, true>::gemm_nn},
-                          {"6x2", simd::K<Arch, 4, 3, 6, 2, KB, true>::gemm_nn},
-                          {"3x3", simd::K<Arch, 4, 3, 3, 3, KB, true>::gemm_nn}};
+// gemm_nn's best tile depends on the attention's length: in Chromium on the Intel Xeon, 6x2 timed
+// fastest on 512 keys' products and 4x2 on 2048 keys' (6x2 there left the 1x2048x768 forward at
+// 682 ms where 4x2 took 602-640), so products over more than kLongNn keys (N or K) choose apart.
+constexpr Candidate<GemmNn> nn_tiles[] = {{"4x2", simd::K<Arch, 4, 3, 4, 2, KB, true>::gemm_nn},
+                                          {"2x4", simd::K<Arch, 4, 3, 2, 4, KB, true>::gemm_nn},
+                                          {"6x2", simd::K<Arch, 4, 3, 6, 2, KB, true>::gemm_nn},
+                                          {"3x3", simd::K<Arch, 4, 3, 3, 3, KB, true>::gemm_nn}};
+// one set of timings per class: [0] up to kLongNn keys, [1] past it
+Candidate<GemmNn> nn[2][4] = {{nn_tiles[0], nn_tiles[1], nn_tiles[2], nn_tiles[3]},
+                              {nn_tiles[0], nn_tiles[1], nn_tiles[2], nn_tiles[3]}};
+constexpr size_t kLongNn = 1024;
 // gemm_tn runs gemm_nn's tiles with A read transposed: it follows gemm_nn's choice (same order).
 const GemmNn tn[] = {simd::K<Arch, 4, 3, 4, 2, KB, true>::gemm_tn, simd::K<Arch, 4, 3, 2, 4, KB, true>::gemm_tn,
                      simd::K<Arch, 4, 3, 6, 2, KB, true>::gemm_tn, simd::K<Arch, 4, 3, 3, 3, KB, true>::gemm_tn};
@@ -92,7 +99,8 @@ void dispatch(Candidate<Fn> (&c)[N], int& chosen, int& turn, size_t rows, double
   chosen = best;
 }
 
-int nt_chosen = -1, nt_turn = 0, nn_chosen = -1, nn_turn = 0;
+int nt_chosen = -1, nt_turn = 0, nn_chosen[2] = {-1, -1}, nn_turn[2] = {0, 0};
+int nn_class(size_t N, size_t K) { return std::max(N, K) > kLongNn ? 1 : 0; }
 
 void gemm_nt(float* C, const float* A, const float* B, const float* bias, size_t M, size_t N, size_t K, size_t lda,
              size_t ldb, size_t ldc) {
@@ -102,11 +110,13 @@ void gemm_nt(float* C, const float* A, const float* B, const float* bias, size_t
 void gemm_nn(float* C, const float* A, const float* B, size_t M, size_t N, size_t K, size_t lda, size_t ldb, size_t ldc) {
   // rows: the smaller side of C (the attention's products: 64 query rows against S keys, or S
   // keys' weights against head-dim columns), so a few tokens' products are never timed
-  dispatch(nn, nn_chosen, nn_turn, std::min(M, N), double(M) * N * K, [&](GemmNn f) { f(C, A, B, M, N, K, lda, ldb, ldc); });
+  const int c = nn_class(N, K);
+  dispatch(nn[c], nn_chosen[c], nn_turn[c], std::min(M, N), double(M) * N * K, [&](GemmNn f) { f(C, A, B, M, N, K, lda, ldb, ldc); });
 }
 
 void gemm_tn(float* C, const float* A, const float* B, size_t M, size_t N, size_t K, size_t lda, size_t ldb, size_t ldc) {
-  tn[nn_chosen >= 0 ? nn_chosen : 0](C, A, B, M, N, K, lda, ldb, ldc);
+  const int c = nn_chosen[nn_class(N, K)];
+  tn[c >= 0 ? c : 0](C, A, B, M, N, K, lda, ldb, ldc);
 }
 
 template <class Fn, size_t N>
@@ -134,6 +144,10 @@ const Kernels& kernels_wasm() {
   return table;
 }
 
-std::string kernels_detail() { return describe("gemm_nt", nt, nt_chosen) + ", " + describe("gemm_nn", nn, nn_chosen); }
+std::string kernels_detail() {
+  const std::string n = std::to_string(kLongNn);
+  return describe("gemm_nt", nt, nt_chosen) + ", " + describe(("gemm_nn up to " + n).c_str(), nn[0], nn_chosen[0]) + ", " +
+         describe(("gemm_nn past " + n).c_str(), nn[1], nn_chosen[1]);
+}
 
 }  // namespace attn
