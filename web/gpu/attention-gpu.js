@@ -272,6 +272,17 @@ function paramValues(plan, extra = {}) {
   };
 }
 
+// A compute pipeline of WGSL `code`; a shader that does not validate throws its message.
+// Compiled asynchronously: a synchronous createComputePipeline compiles on the GPU process's main
+// thread, which also rasters the page (SwiftShader: seconds without a frame at start-up).
+async function compilePipeline(device, code, entryPoint = 'main') {
+  device.pushErrorScope('validation');
+  const module = device.createShaderModule({ code });
+  const error = await device.popErrorScope();
+  if (error) throw new Error(`WebGPU shader error: ${error.message}`);
+  return device.createComputePipelineAsync({ layout: 'auto', compute: { module, entryPoint } });
+}
+
 async function loadText(url) {
   const r = await fetch(url);
   if (!r.ok) throw new Error(`cannot load ${url}: HTTP ${r.status}`);
@@ -313,36 +324,22 @@ export class GpuAttention {
       [SHADERS.common, SHADERS.linear, SHADERS.fused, SHADERS.weights, SHADERS.naive, SHADERS.rope, SHADERS.loopCap].map(loadText));
     const gpu = new GpuAttention(adapter, device, onLost);
     gpu.paramLayout = paramLayout(common);
-    device.pushErrorScope('validation');
-    const module = (code) => device.createShaderModule({ code });
-    // Compiled asynchronously: a synchronous createComputePipeline compiles on the GPU process's
-    // main thread, which also rasters the page (SwiftShader: seconds without a frame at start-up).
-    const pipeline = (code, entryPoint = 'main') => device.createComputePipelineAsync({ layout: 'auto', compute: { module: module(code), entryPoint } });
+    const pipeline = (code, entryPoint) => compilePipeline(device, code, entryPoint);
     const naiveCode = `${common}\n${naive}`;
     // The fused kernel is compiled on its first use (fusedPipeline()): on SwiftShader it alone
     // takes 1.8 s of the 2.3 s the pipelines take, and a page checking a few tokens never needs it.
     gpu.fusedCode = `${common}\n${fused}`;
-    gpu.fusedCompile = null;
     const [pLinear, pWeights, pScores, pNormalize, pWeighted, pRope, pLoopCap] = await Promise.all([
       pipeline(linear), pipeline(`${common}\n${weights}`),
       pipeline(naiveCode, 'scores'), pipeline(naiveCode, 'normalize_rows'), pipeline(naiveCode, 'weighted_sum'), pipeline(rope), pipeline(loopCap)]);
     gpu.pipelines = { linear: pLinear, fused: null, weights: pWeights, scores: pScores, normalizeRows: pNormalize, weightedSum: pWeighted, rope: pRope };
-    const error = await device.popErrorScope();
-    if (error) throw new Error(`WebGPU shader error: ${error.message}`);
     gpu.loopCap = await gpu.measureLoopCap(pLoopCap);
     return gpu;
   }
 
   // The fused kernel's pipeline, compiled once, on the first plan that runs it.
   fusedPipeline() {
-    this.fusedCompile ??= (async () => {
-      this.device.pushErrorScope('validation');
-      const module = this.device.createShaderModule({ code: this.fusedCode });
-      const error = await this.device.popErrorScope();
-      if (error) throw new Error(`WebGPU shader error: ${error.message}`);
-      this.pipelines.fused = await this.device.createComputePipelineAsync({ layout: 'auto', compute: { module, entryPoint: 'main' } });
-      return this.pipelines.fused;
-    })();
+    this.fusedCompile ??= compilePipeline(this.device, this.fusedCode).then((p) => { this.pipelines.fused = p; return p; });
     return this.fusedCompile;
   }
 
@@ -352,6 +349,7 @@ export class GpuAttention {
   constructor(adapter, device, onLost) {
     this.adapterName = GpuAttention.adapterName(adapter);
     this.device = device;
+    this.fusedCompile = null;   // fusedPipeline()'s compile, once started
     this.lost = false;
     device.lost.then((e) => { this.lost = true; onLost?.(e); });
     device.addEventListener?.('uncapturederror', (e) => onLost?.({ message: `WebGPU error: ${e.error?.message ?? e}` }));
