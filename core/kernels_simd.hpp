@@ -55,9 +55,13 @@ inline Bt madd(const Bt& a, const Bt& b, const Bt& c) {
 // MR floats per k. For WASM: V8 otherwise computes each of the MR addresses with a multiply per k
 // (the strides of gemm_nn and gemm_tn are run-time values), and on x86 that integer work takes the
 // ports the multiply-adds need (the attention's products ran 20-25 % slower). Same sums, same order.
+// MR4_NN > 0 (with NV_NN = 3, unpacked): a column block of exactly 4 vectors (a head dim of 4 W)
+// runs MR4_NN x 4 tiles instead of two 2-vector blocks (AVX-512: 6 x 4, 24 sums of 10 loads per k
+// where two 8 x 2 blocks' 16 take 10; 64 x 64 x 512 7 % faster). The same sums in the same order.
 template <class Arch, size_t MR_NT = 4, size_t NR_NT = 3, size_t MR_NN = 4, size_t NV_NN = 2, size_t KB_NN = 0,
-          bool PACK_NN = false>
+          bool PACK_NN = false, size_t MR4_NN = 0>
 struct K {
+  static_assert(MR4_NN == 0 || (NV_NN == 3 && !PACK_NN), "MR4_NN: 4-vector blocks of an unpacked 3-vector table");
   using B = xsimd::batch<float, Arch>;
   static constexpr size_t W = B::size;
 
@@ -174,15 +178,12 @@ struct K {
     constexpr size_t NV = NV_NN;
     size_t n = 0;
     for (; n + NV * W <= N; n += NV * W) {
-      if (NV == 3 && N - n >= 4 * W && N - n < 5 * W) break;  // 4 vectors left: two 2-vector blocks, not 3 + 1
+      if (NV == 3 && N - n >= 4 * W && N - n < 5 * W) break;  // 4 vectors left: not 3 + 1
       rows_nn<NV, P>(C + n, A, b + n, M, kc, am, ak, ldb, ldc, more);
     }
-    // AVX-512's 8 x 3 table (32 registers), 4 vectors left (a head dim of 64: the weights-V product):
-    // 6 x 4 tiles, whose 24 sums take 10 loads per k where two 8 x 2 blocks' 16 take 10 (7 % faster
-    // at 64 x 64 x 512). The same sums in the same order, whatever the tile.
-    if constexpr (NV == 3 && MR_NN == 8 && !P)
+    if constexpr (MR4_NN > 0)  // those 4 vectors as one block (else two 2-vector blocks, below)
       if (N - n >= 4 * W && N - n < 5 * W) {
-        rows_nn<4, P, 6>(C + n, A, b + n, M, kc, am, ak, ldb, ldc, more);
+        rows_nn<4, P, MR4_NN>(C + n, A, b + n, M, kc, am, ak, ldb, ldc, more);
         n += 4 * W;
       }
     if (NV > 2)

@@ -345,8 +345,10 @@ TEST_CASE("every GEMM register tile computes the same sums: a tile choice never 
     f(c.data(), a.data(), b.data(), nullptr, M, N, K, K, K, N);
     CHECK(max_diff(c, ref_nt) == 0.0);
   }
+  // 8 x 3 with and without 6 x 4 tiles for a last block of 4 vectors (N = 29: 3 + 4 vectors + 1 column)
   const auto nn = {attn::simd::K<Arch, 4, 3, 2, 4>::gemm_nn, attn::simd::K<Arch, 4, 3, 6, 2>::gemm_nn,
-                   attn::simd::K<Arch, 4, 3, 3, 3>::gemm_nn, attn::simd::K<Arch, 4, 3, 2, 2>::gemm_nn};
+                   attn::simd::K<Arch, 4, 3, 3, 3>::gemm_nn, attn::simd::K<Arch, 4, 3, 2, 2>::gemm_nn,
+                   attn::simd::K<Arch, 4, 3, 8, 3>::gemm_nn, attn::simd::K<Arch, 4, 3, 8, 3, 0, false, 6>::gemm_nn};
   for (auto f : nn) {
     f(c.data(), a.data(), b.data(), M, N, K, K, N, N);
     CHECK(max_diff(c, ref_nn) == 0.0);
