@@ -32,6 +32,7 @@ template <class Fn>
 struct Candidate {
   const char* tile;
   Fn fn;
+  Fn tn = nullptr;            // gemm_nn's tiles: the same tile's gemm_tn (A read transposed)
   double warm_ms = 0;         // calls not timed (V8's baseline code), summed
   double ms = 0, flops = 0;  // timed calls, summed
   int calls = 0;
@@ -44,17 +45,16 @@ Candidate<GemmNt> nt[] = {{"2x4", simd::K<Arch, 2, 4>::gemm_nt},
 // gemm_nn's best tile depends on the attention's length: in Chromium on the Intel Xeon, 6x2 timed
 // fastest on 512 keys' products and 4x2 on 2048 keys' (6x2 there left the 1x2048x768 forward at
 // 682 ms where 4x2 took 602-640), so products over more than kLongNn keys (N or K) choose apart.
-constexpr Candidate<GemmNn> nn_tiles[] = {{"4x2", simd::K<Arch, 4, 3, 4, 2, KB, true>::gemm_nn},
-                                          {"2x4", simd::K<Arch, 4, 3, 2, 4, KB, true>::gemm_nn},
-                                          {"6x2", simd::K<Arch, 4, 3, 6, 2, KB, true>::gemm_nn},
-                                          {"3x3", simd::K<Arch, 4, 3, 3, 3, KB, true>::gemm_nn}};
+template <size_t MR, size_t NV>
+constexpr Candidate<GemmNn> nn_tile(const char* name) {
+  using T = simd::K<Arch, 4, 3, MR, NV, KB, true>;
+  return {name, T::gemm_nn, T::gemm_tn};
+}
+constexpr Candidate<GemmNn> nn_tiles[] = {nn_tile<4, 2>("4x2"), nn_tile<2, 4>("2x4"), nn_tile<6, 2>("6x2"), nn_tile<3, 3>("3x3")};
 // one set of timings per class: [0] up to kLongNn keys, [1] past it
 Candidate<GemmNn> nn[2][4] = {{nn_tiles[0], nn_tiles[1], nn_tiles[2], nn_tiles[3]},
                               {nn_tiles[0], nn_tiles[1], nn_tiles[2], nn_tiles[3]}};
 constexpr size_t kLongNn = 1024;
-// gemm_tn runs gemm_nn's tiles with A read transposed: it follows gemm_nn's choice (same order).
-const GemmNn tn[] = {simd::K<Arch, 4, 3, 4, 2, KB, true>::gemm_tn, simd::K<Arch, 4, 3, 2, 4, KB, true>::gemm_tn,
-                     simd::K<Arch, 4, 3, 6, 2, KB, true>::gemm_tn, simd::K<Arch, 4, 3, 3, 3, KB, true>::gemm_tn};
 
 // Calls below this many multiply-adds are too short for the browser's coarse clock to time.
 constexpr double kTimedFlops = double(1 << 20);
@@ -114,9 +114,10 @@ void gemm_nn(float* C, const float* A, const float* B, size_t M, size_t N, size_
   dispatch(nn[c], nn_chosen[c], nn_turn[c], std::min(M, N), double(M) * N * K, [&](GemmNn f) { f(C, A, B, M, N, K, lda, ldb, ldc); });
 }
 
+// gemm_tn follows gemm_nn's choice for its class: the same tile, so the same sums in the same order.
 void gemm_tn(float* C, const float* A, const float* B, size_t M, size_t N, size_t K, size_t lda, size_t ldb, size_t ldc) {
-  const int c = nn_chosen[nn_class(N, K)];
-  tn[c >= 0 ? c : 0](C, A, B, M, N, K, lda, ldb, ldc);
+  const int c = nn_class(N, K), chosen = nn_chosen[c];
+  nn[c][chosen >= 0 ? chosen : 0].tn(C, A, B, M, N, K, lda, ldb, ldc);
 }
 
 template <class Fn, size_t N>

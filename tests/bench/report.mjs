@@ -85,15 +85,15 @@ function forwardReport(results, lines, notes) {
       ...(plainRuns ? [cell(get('core-wasm-simd128', s)), rcell(ratio(get('core-wasm-simd128', s), get('ort-wasm', s)))] : []),
       ...(ff ? [cell(get('firefox:core-wasm', s)), cell(get('firefox:ort-wasm', s)), cell(get('firefox:tfjs-wasm', s)),
         rcell(ratio(get('firefox:core-wasm', s), get('firefox:ort-wasm', s))), rcell(ratio(get('firefox:core-wasm', s), get('core-wasm', s)))] : [])]));
-  // Which tiles the core's start-up timing picked in each engine (kernels_wasm.cpp): a run to
-  // compare with another starts here.
-  const tiles = [['Chromium', results.browser], ...(ff ? [[ffName, ff]] : [])].filter(([, r]) => r?.coreTiles);
   // run.mjs retimeOutliers: runs over twice their Firefox time, timed again in a fresh Chromium page
   const retimed = results.retimed ?? [];
   if (retimed.length) {
     lines.push(`Timed again in a fresh Chromium page (the first page's run took over ${results.retime_factor ?? 2}x its Firefox time; the table shows the fresh page's): ${retimed.map((r) =>
       `${r.backend} at ${SHAPE(r)}: ${ms(r.first_page_ms)} ms in the first page, ${ms(r.firefox_ms)} in Firefox, ${r.retimed_ms != null ? `${ms(r.retimed_ms)} in the fresh page` : `the fresh page: ${r.retimed_error}`}`).join('; ')}.`, '');
   }
+  // Which tiles the core's start-up timing picked in each engine (kernels_wasm.cpp): a run to
+  // compare with another starts here.
+  const tiles = [['Chromium', results.browser], ...(ff ? [[ffName, ff]] : [])].filter(([, r]) => r?.coreTiles);
   if (tiles.length) lines.push(`The core's GEMM tiles, timed at its start-up: ${tiles.map(([n, r]) => `${n}: ${r.coreTiles}`).join('; ')}.`, '');
   if (ff) {
     lines.push(`${ffName}: ${ff.userAgent}; WASM SIMD128 ${ff.wasmSimd ? 'validated' : 'NOT validated'}; measured peak ${ffPeak ? `${PEAK_NAMES[ffPeak.kind] ?? ffPeak.kind} ${ffPeak.gflops.toFixed(1)} GFLOP/s` : 'not measured'}` +
