@@ -46,5 +46,10 @@ fi
 # npm ci when node_modules is missing or older than the lock file.
 if [[ ! -f node_modules/.package-lock.json || package-lock.json -nt node_modules/.package-lock.json ]]; then
   echo "setup: npm ci"
-  npm ci --no-audit --no-fund --loglevel=error
+  # onnxruntime-node (the bench's native peer, tests/bench/ort_node_bench.mjs) ships its CPU
+  # binaries in the npm package; its postinstall would download CUDA ones from another registry,
+  # which this project neither needs nor reaches (npm ci fails on it): the variable skips that.
+  # (An `onnxruntime-node-install=skip` line in .npmrc did the same, but npm 11 warns on every
+  # command that it is an unknown project config and will stop reading it.)
+  ONNXRUNTIME_NODE_INSTALL=skip npm ci --no-audit --no-fund --loglevel=error
 fi
