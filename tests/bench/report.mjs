@@ -3,8 +3,9 @@
 // [min, max]; ratios are core / peer in the same run; every table's heading names the CPU model
 // and its flags. publish() writes the run to docs/bench/<cpu-slug>.md (one file per CPU model) and
 // README.md's index of those files (between <!-- bench:begin --> and <!-- bench:end -->), and the
-// generation table (a GPT decode step with and without the KV cache) between
-// <!-- bench-generate:begin --> and <!-- bench-generate:end -->.
+// training and generation tables (an optimizer step of two models; a GPT decode step with and
+// without the KV cache) between <!-- bench-train:begin --> / <!-- bench-generate:begin --> and their
+// :end markers.
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 
 const SHAPE = (s) => `${s.B}×${s.T}×${s.C}, H=${s.H}`;
@@ -326,8 +327,8 @@ function summary(results, notes) {
 
 // Writes docs/bench/<cpu-slug>.md (this run's tables; a --train run keeps the file's forward part,
 // a forward-only one its training part) and regenerates README.md's index of docs/bench/ between
-// <!-- bench:begin --> and <!-- bench:end --> (only those lines; README.md is left alone without
-// the markers). Returns {file, readme}.
+// <!-- bench:begin --> and <!-- bench:end --> and the run's training and generation tables in theirs
+// (only those lines; README.md is left alone without the markers). Returns {file, readme, ...}.
 export function publish(results, root) {
   const dir = `${root}docs/bench`;
   mkdirSync(dir, { recursive: true });
@@ -349,14 +350,20 @@ export function publish(results, root) {
   writeFileSync(file, text);
   const readmePath = `${root}README.md`;
   let readme = existsSync(readmePath) ? readFileSync(readmePath, 'utf8') : '';
-  const re = /(<!-- bench:begin -->\n)[\s\S]*?(<!-- bench:end -->)/;
-  const reGen = /(<!-- bench-generate:begin -->\n)[\s\S]*?(<!-- bench-generate:end -->)/;
-  const index = re.test(readme), genTable = results.generate?.runs?.length && reGen.test(readme);
-  if (index) readme = readme.replace(re, (_, a, b) => `${a}${benchIndex(dir)}\n${b}`);
-  // this run's generation table, its headings one level down (it sits under README's "### Generation")
-  if (genTable) readme = readme.replace(reGen, (_, a, b) => `${a}${generate.trimEnd().replace(/^### /gm, '#### ')}\n${b}`);
-  if (index || genTable) writeFileSync(readmePath, readme);
-  return { file: file.slice(root.length), readme: index, readme_generate: Boolean(genTable) };
+  const region = (name) => new RegExp(`(<!-- ${name}:begin -->\\n)[\\s\\S]*?(<!-- ${name}:end -->)`);
+  const index = region('bench').test(readme);
+  if (index) readme = readme.replace(region('bench'), (_, a, b) => `${a}${benchIndex(dir)}\n${b}`);
+  // this run's training and generation tables, their headings one level down (they sit under
+  // README's "### Training" and "### Generation"), where the run made them
+  const put = (name, ran, table) => {
+    if (!ran || !region(name).test(readme)) return false;
+    readme = readme.replace(region(name), (_, a, b) => `${a}${table.trimEnd().replace(/^### /gm, '#### ')}\n${b}`);
+    return true;
+  };
+  const trainTable = put('bench-train', results.train?.runs?.length, train);
+  const genTable = put('bench-generate', results.generate?.runs?.length, generate);
+  if (index || trainTable || genTable) writeFileSync(readmePath, readme);
+  return { file: file.slice(root.length), readme: index, readme_train: trainTable, readme_generate: genTable };
 }
 
 const runText = (r) => (r ? `\`${r.command}\`, ${r.date.replace('T', ' ').slice(0, 16)} UTC, commit ${r.commit}${r.uncommitted ? ` plus uncommitted changes to ${r.uncommitted} files under core/ and bindings/` : ''}, load average ${r.loadavg_before.map((v) => v.toFixed(2)).join(' ')} → ${r.loadavg_after.map((v) => v.toFixed(2)).join(' ')}` : 'not run on this model yet');

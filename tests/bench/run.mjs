@@ -351,5 +351,5 @@ writeFileSync(`${OUT}/results.json`, `${JSON.stringify(results, null, 1)}\n`);
 writeFileSync(`${OUT}/RESULTS.md`, `${markdown}\n`);
 const published = publish(results, ROOT);
 console.log(markdown);
-log(`wrote build/bench/results.json, build/bench/RESULTS.md, ${published.file}${published.readme ? ', README.md\'s index of docs/bench/' : ''}${published.readme_generate ? ', README.md\'s generation table' : ''}${results.chart ? ` and ${results.chart}` : ''} in ${results.seconds.toFixed(0)} s`);
+log(`wrote build/bench/results.json, build/bench/RESULTS.md, ${published.file}${published.readme ? ', README.md\'s index of docs/bench/' : ''}${published.readme_train ? ', README.md\'s training table' : ''}${published.readme_generate ? ', README.md\'s generation table' : ''}${results.chart ? ` and ${results.chart}` : ''} in ${results.seconds.toFixed(0)} s`);
 log(`load average before: ${results.machine.loadavg_before.map((v) => v.toFixed(2)).join(' ')}, after: ${results.machine.loadavg_after.map((v) => v.toFixed(2)).join(' ')}`);
