@@ -297,7 +297,9 @@ function generateReport(results, lines) {
 
 // ---- docs/bench/<cpu-slug>.md and README.md's index ---------------------------------------------
 const SUMMARY_RE = /<!-- bench-summary (\{.*\}) -->/;
-const section = (text, name) => new RegExp(`<!-- ${name}:begin -->\\n([\\s\\S]*?)<!-- ${name}:end -->`).exec(text ?? '')?.[1] ?? null;
+// A marked region of a Markdown file: its begin marker (and newline), its text, its end marker.
+const region = (name) => new RegExp(`(<!-- ${name}:begin -->\\n)([\\s\\S]*?)(<!-- ${name}:end -->)`);
+const section = (text, name) => region(name).exec(text ?? '')?.[2] ?? null;
 
 // The headline figures of a run, for the index: ratios at 1×512×768 and the training steps'.
 function summary(results, notes) {
@@ -350,18 +352,18 @@ export function publish(results, root) {
   writeFileSync(file, text);
   const readmePath = `${root}README.md`;
   let readme = existsSync(readmePath) ? readFileSync(readmePath, 'utf8') : '';
-  const region = (name) => new RegExp(`(<!-- ${name}:begin -->\\n)[\\s\\S]*?(<!-- ${name}:end -->)`);
-  const index = region('bench').test(readme);
-  if (index) readme = readme.replace(region('bench'), (_, a, b) => `${a}${benchIndex(dir)}\n${b}`);
-  // this run's training and generation tables, their headings one level down (they sit under
-  // README's "### Training" and "### Generation"), where the run made them
-  const put = (name, ran, table) => {
-    if (!ran || !region(name).test(readme)) return false;
-    readme = readme.replace(region(name), (_, a, b) => `${a}${table.trimEnd().replace(/^### /gm, '#### ')}\n${b}`);
+  const put = (name, made, text) => {
+    const re = region(name);
+    if (!made || !re.test(readme)) return false;
+    readme = readme.replace(re, (_, begin, old, end) => `${begin}${text}\n${end}`);
     return true;
   };
-  const trainTable = put('bench-train', results.train?.runs?.length, train);
-  const genTable = put('bench-generate', results.generate?.runs?.length, generate);
+  const index = put('bench', true, benchIndex(dir));
+  // this run's training and generation tables, their headings one level down (they sit under
+  // README's "### Training" and "### Generation"), where the run made them
+  const down = (table) => table.trimEnd().replace(/^### /gm, '#### ');
+  const trainTable = put('bench-train', results.train?.runs?.length, down(train));
+  const genTable = put('bench-generate', results.generate?.runs?.length, down(generate));
   if (index || trainTable || genTable) writeFileSync(readmePath, readme);
   return { file: file.slice(root.length), readme: index, readme_train: trainTable, readme_generate: genTable };
 }
