@@ -45,6 +45,8 @@ test('typing a sentence shows token chips, each step with its shape, and the att
   // Its table alternative: token labels on both axes, the causal mask's cells exactly 0.
   await heatmap.locator('details.value-table summary').click();
   const table = heatmap.locator('table');
+  // The table is built on the <details>' toggle event, a task queued after the click: wait for it.
+  await table.waitFor();
   assert.deepEqual(await table.locator('thead th').allTextContents(), ['query \\ key', 'the', 'cat', 'sat', 'on', 'the', 'mat']);
   assert.deepEqual(await table.locator('tbody th').allTextContents(), ['the', 'cat', 'sat', 'on', 'the', 'mat']);
   const firstRow = await table.locator('tbody tr').first().locator('td').allTextContents();
