@@ -17,6 +17,9 @@ constexpr double kGeluBeta = 1.12837916709551257390 * 0.70710678118654752440 * 0
 
 struct Kernels {
   const char* name;  // "scalar", "sse2", "avx2", "wasm-simd128"
+  // floats per vector (1 for scalar): gemm_nn's vector tiles cover N in whole vectors, the last
+  // N % width columns going through a padded copy; a caller that can pad B's rows itself skips it
+  size_t width;
   // C[m*ldc + n] = sum_k A[m*lda + k] * B[n*ldb + k] (+ bias[n] when bias != nullptr), for m < M, n < N:
   // both operands walk K contiguously (nn.Linear's weight layout, keys for Q K^T). The workhorse.
   void (*gemm_nt)(float* C, const float* A, const float* B, const float* bias, size_t M, size_t N, size_t K,

@@ -116,7 +116,7 @@ void gelu_backward(float* dx, const float* x, const float* dy, size_t n) {
 }  // namespace
 
 const Kernels& scalar_kernels() {
-  static const Kernels k{"scalar", gemm_nt, gemm_nn, gemm_tn, axpy, add, scale, mul, masked_fill, relu, softmax, layer_norm,
+  static const Kernels k{"scalar", 1, gemm_nt, gemm_nn, gemm_tn, axpy, add, scale, mul, masked_fill, relu, softmax, layer_norm,
                          softmax_backward, layer_norm_backward, gelu, gelu_backward};
   return k;
 }

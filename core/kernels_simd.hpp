@@ -494,7 +494,7 @@ struct K {
   }
 
   static const Kernels& table(const char* name) {
-    static const Kernels k{name, gemm_nt, gemm_nn, gemm_tn, axpy, add, scale, mul, masked_fill, relu, softmax, layer_norm,
+    static const Kernels k{name, W, gemm_nt, gemm_nn, gemm_tn, axpy, add, scale, mul, masked_fill, relu, softmax, layer_norm,
                            softmax_backward, layer_norm_backward, gelu, gelu_backward};
     return k;
   }

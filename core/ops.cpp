@@ -65,19 +65,24 @@ Tensor attention_heads(const Tensor& q_, const Tensor& k_, const Tensor& v_, int
   // Query rows per block: a block's scores (TB x S) stay in cache from the QK^T product through
   // the softmax to the weights-V product, where the unfused ops stream (B,H,T,S) through memory.
   constexpr int64_t TB = 64;
-  // This head's K^T (D x S, rows LK floats apart) and values (S x D, packed): B of the two products.
-  // LK = S + 16: rows of S = 512 floats (2 KiB) apart would all fall in 2 of L1's 64 sets, which then
+  const Kernels& kern = kernels();
+  // This head's K^T (D x Sp, rows LK floats apart) and values (S x D, packed): B of the two products.
+  // Sp: S rounded up to whole vectors of the table in use; the columns from S on stay 0 (the
+  // buffer starts zeroed, only keys are written), so the scores' product runs in vector tiles
+  // only, rows Sp floats apart, where the last S % width columns (all of them for a few tokens
+  // on AVX-512) went through gemm_nn's tail: a copy of those columns padded to a vector, and back.
+  // The tail ran the same tiles on that copy: the same numbers, to the bit, with two copies fewer.
+  // LK = Sp + 16: rows of S = 512 floats (2 KiB) apart would all fall in 2 of L1's 64 sets, which then
   // hold 24 lines, not the 192 a block of 64 rows x 3 vectors reads again for every 8 query rows;
   // the values, read in place, are C floats apart (3 KiB at d_model 768: 4 sets). Packed, both
   // products run 10-25 % faster (AVX-512, 1x512x768).
-  const int64_t LK = S + 16;
+  const int64_t vw = static_cast<int64_t>(kern.width), Sp = (S + vw - 1) / vw * vw, LK = Sp + 16;
   // One buffer for the three, each start on a cache line (a vector load across two lines costs two)
   const auto line = [](int64_t n) { return (n + 15) / 16 * 16; };
-  std::vector<float> buf(static_cast<size_t>(line(D * LK) + line(S * D) + line(std::min(TB, T) * S) + 16));
+  std::vector<float> buf(static_cast<size_t>(line(D * LK) + line(S * D) + line(std::min(TB, T) * Sp) + 16));
   float* const kt = buf.data() + (16 - (reinterpret_cast<uintptr_t>(buf.data()) / sizeof(float)) % 16) % 16;
   float* const vh = kt + line(D * LK);
   float* const scores = vh + line(S * D);
-  const Kernels& kern = kernels();
   const auto u = [](int64_t x) { return static_cast<size_t>(x); };
   // x / scale is x * (1 / scale) to the bit when scale is a power of two (sqrt of head dims 4, 16,
   // 64, 256): a multiply then, a division otherwise
@@ -97,15 +102,16 @@ Tensor attention_heads(const Tensor& q_, const Tensor& k_, const Tensor& v_, int
       for (int64_t s = 0; s < S; ++s) std::memcpy(vh + s * D, vp + s * C, u(D) * sizeof(float));
       for (int64_t t0 = 0; t0 < T; t0 += TB) {
         const int64_t tb = std::min(TB, T - t0);
-        kern.gemm_nn(scores, q.data() + (b * T + t0) * C + h * D, kt, u(tb), u(S), u(D), u(C), u(LK), u(S));
-        float* sc = scores;
-        if (exact_inverse) kern.scale(sc, 1.f / scale, u(tb * S));
+        kern.gemm_nn(scores, q.data() + (b * T + t0) * C + h * D, kt, u(tb), u(Sp), u(D), u(C), u(LK), u(Sp));
+        float* sc = scores;  // tb rows of Sp: S scores, then padding that nothing below reads
+        if (exact_inverse) kern.scale(sc, 1.f / scale, u(tb * Sp));
         else
-          for (int64_t i = 0; i < tb * S; ++i) sc[i] /= scale;  // divided, as div_scalar (not * 1/scale)
-        for (int64_t r = 0; r < tb; ++r) kern.softmax(sc + r * S, u(S));
+          for (int64_t i = 0; i < tb * Sp; ++i) sc[i] /= scale;  // divided, as div_scalar (not * 1/scale)
+        for (int64_t r = 0; r < tb; ++r) kern.softmax(sc + r * Sp, u(S));
         if (weights)
-          std::memcpy(weights->data() + ((b * H + h) * T + t0) * S, sc, u(tb * S) * sizeof(float));
-        kern.gemm_nn(out.data() + (b * T + t0) * C + h * D, sc, vh, u(tb), u(D), u(S), u(S), u(D), u(C));
+          for (int64_t r = 0; r < tb; ++r)
+            std::memcpy(weights->data() + ((b * H + h) * T + t0 + r) * S, sc + r * Sp, u(S) * sizeof(float));
+        kern.gemm_nn(out.data() + (b * T + t0) * C + h * D, sc, vh, u(tb), u(D), u(S), u(Sp), u(D), u(C));
       }
     }
   return out;
