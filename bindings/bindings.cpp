@@ -13,11 +13,11 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 
-#include "error.hpp"
-#include "kernels.hpp"
-#include "safetensors.hpp"
-#include "scenario.hpp"
-#include "session.hpp"
+#include "base/error.hpp"
+#include "kernels/kernels.hpp"
+#include "base/safetensors.hpp"
+#include "scenario/scenario.hpp"
+#include "scenario/session.hpp"
 
 using namespace emscripten;
 

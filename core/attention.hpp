@@ -13,15 +13,22 @@
 //   std::string json = attn::result_to_json(r);
 #pragma once
 
-#include "error.hpp"     // attn::Error: every bad input, with value, rule and fix
-#include "tensor.hpp"    // Tensor: shape + strides, views for view/transpose/chunk
-#include "random.hpp"    // Generator: PyTorch 1.13's CPU generator (manual_seed, rand, randn, nn.Linear init)
-#include "kernels.hpp"   // Kernels: scalar reference + xsimd versions of the inner loops
-#include "ops.hpp"       // linear, matmul, softmax, masked_fill, layer_norm, relu, gelu, dropout, embedding, ...
-#include "tape.hpp"      // Context, Var, Op, Step: the typed record of a forward pass (the steps)
-#include "graph.hpp"     // the ops modules call: each computes (ops.hpp) and records a node
-#include "attention_spec.hpp"  // one description of each module's attention conventions
-#include "module.hpp"    // Module, ModuleInfo, the module table (registry.cpp)
-#include "generate.hpp"  // Generation token by token (GPT): KV cache, nanoGPT's sampling, PyTorch's draws
-#include "scenario.hpp"  // Scenario JSON -> Result JSON (SCENARIO.md)
-#include "safetensors.hpp"  // a state_dict saved as safetensors (F32, F16, BF16) -> tensors
+// The layers, lowest first (core/LAYERS.md); a file includes only its own layer and those below.
+#include "base/error.hpp"        // attn::Error: every bad input, with value, rule and fix
+#include "base/limits.hpp"       // every bound a run is checked against
+#include "base/tensor.hpp"       // Tensor: shape + strides, views for view/transpose/chunk
+#include "base/random.hpp"       // Generator: PyTorch 1.13's CPU generator (manual_seed, rand, randn, nn.Linear init)
+#include "base/safetensors.hpp"  // a state_dict saved as safetensors (F32, F16, BF16) -> tensors
+#include "kernels/kernels.hpp"   // Kernels: scalar reference + xsimd versions of the inner loops
+#include "math/ops.hpp"          // on tensors: linear, matmul, softmax, masked_fill, layer_norm, gelu, embedding, ...
+#include "tape/tape.hpp"         // Context, Var, Node, Step: the typed record of a forward pass (the steps)
+#include "tape/graph.hpp"        // the ops modules call: each computes and records a node (one file per family in tape/ops/)
+#include "tape/autograd.hpp"     // backward(): the tape walked in reverse
+#include "nn/attention_spec.hpp" // one description of each module's attention conventions
+#include "nn/module.hpp"         // Module, ModuleInfo, Config
+#include "nn/generative.hpp"     // Generative, KVCache: what a language model offers generation
+#include "modules/modules.hpp"   // the seeds' modules and the module table (registry.cpp)
+#include "run/train.hpp"         // Trainer: forward, loss, backward, clip, optimizer step
+#include "run/generate.hpp"      // Generation token by token (GPT): KV cache, nanoGPT's sampling, PyTorch's draws
+#include "scenario/scenario.hpp" // Scenario JSON -> Result JSON (SCENARIO.md)
+#include "scenario/session.hpp"  // a scenario's module built once and kept

@@ -25,7 +25,7 @@ mkdir -p "$out/deps" "$out/corpus/scenario" "$out/corpus/safetensors"
 ln -sfn /usr/include/xsimd "$out/deps/xsimd"
 ln -sfn /usr/include/nlohmann "$out/deps/nlohmann"
 flags=(-std=c++17 -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -Icore -I"$out/deps" -DATTN_VERSION='"fuzz"')
-sources=$(ls core/*.cpp core/modules/*.cpp | grep -vE 'kernels_(avx2|avx512|wasm)\.cpp')
+sources=$(find core -name '*.cpp' | grep -vE 'kernels_(avx2|avx512|wasm)\.cpp|core/cli/')
 cp tests/fixtures/*.scenario.json "$out/corpus/scenario/" 2>/dev/null || true
 for f in tests/fixtures/train/*.scenario.json; do cp "$f" "$out/corpus/scenario/train_$(basename "$f")"; done
 cp tests/fixtures/weights/*.safetensors "$out/corpus/safetensors/" 2>/dev/null || true
@@ -35,8 +35,8 @@ for target in scenario safetensors; do
   if [[ ! -x $bin || -n $(find core tests/fuzz -newer "$bin" -name '*.[ch]pp' | head -1) ]]; then
     echo "fuzz: building $bin"
     # kernels_avx2.cpp and kernels_avx512.cpp need their own flags; kernels.cpp picks what the CPU runs.
-    clang++-14 "${flags[@]}" -mavx2 -mfma -c core/kernels_avx2.cpp -o "$out/kernels_avx2.o"
-    clang++-14 "${flags[@]}" -mavx512f -mavx512dq -mfma -c core/kernels_avx512.cpp -o "$out/kernels_avx512.o"
+    clang++-14 "${flags[@]}" -mavx2 -mfma -c core/kernels/kernels_avx2.cpp -o "$out/kernels_avx2.o"
+    clang++-14 "${flags[@]}" -mavx512f -mavx512dq -mfma -c core/kernels/kernels_avx512.cpp -o "$out/kernels_avx512.o"
     clang++-14 "${flags[@]}" $sources "$out/kernels_avx2.o" "$out/kernels_avx512.o" "tests/fuzz/fuzz_$target.cpp" -o "$bin"
   fi
   echo "fuzz: $target target for ${seconds}s"

@@ -13,8 +13,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "error.hpp"
-#include "scenario.hpp"
+#include "base/error.hpp"
+#include "scenario/scenario.hpp"
 
 namespace {
 

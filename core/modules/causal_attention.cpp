@@ -6,7 +6,7 @@
 //   attn_weights = self.dropout(attn_weights); context_vec = attn_weights @ values
 // Wrapper: torch.cat([head(x) for head in self.heads], dim=-1)
 // x: (B,T,d_in) -> (B,T,d_out) per head; weights (B,T,T); T <= context_length
-#include "modules.hpp"
+#include "modules/modules.hpp"
 
 namespace attn {
 

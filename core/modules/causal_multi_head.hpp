@@ -2,7 +2,7 @@
 // block other modules build on: its own module (CausalMultiHeadAttention) and the layers of the
 // CausalTransformer the page trains (causal_transformer.cpp).
 #pragma once
-#include "modules.hpp"
+#include "modules/modules.hpp"
 
 namespace attn {
 

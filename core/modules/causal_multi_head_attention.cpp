@@ -7,7 +7,7 @@
 //   context_vec = (attn_weights @ values).transpose(1, 2).contiguous().view(b, num_tokens, d_out)
 //   context_vec = self.out_proj(context_vec)
 // x: (B,T,d_in) -> (B,T,d_out); weights (B,H,T,T)
-#include "causal_multi_head.hpp"
+#include "modules/causal_multi_head.hpp"
 
 namespace attn {
 

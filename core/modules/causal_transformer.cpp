@@ -8,8 +8,8 @@
 //   return self.fc_out(x)
 // idx: (B,T) token ids -> logits (B,T,vocab_size); T <= context_length. Its PyTorch twin is in
 // scripts/make_fixtures.py (CausalTransformer), for fixtures and the page's training parity.
-#include "causal_multi_head.hpp"
-#include "fused_attention.hpp"
+#include "modules/causal_multi_head.hpp"
+#include "modules/fused_attention.hpp"
 
 namespace attn {
 namespace {

@@ -6,7 +6,7 @@
 // cross_attn keeps the same parameters (qkv_proj, fc_out) and takes q from qkv_proj(x), k and v
 // from qkv_proj(enc_output). Like the seed, the decoder's self-attention has no causal mask.
 // x: (B,T,C), enc_output: (B,S,C) -> (B,T,C)
-#include "fused_attention.hpp"
+#include "modules/fused_attention.hpp"
 
 namespace attn {
 

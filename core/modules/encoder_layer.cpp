@@ -1,7 +1,7 @@
 // EncoderLayer(emb_dim, num_heads, ffn_dim), seed 002 (post-norm residual blocks):
 //   x = self.norm1(x + self.attn(x)); x = self.norm2(x + self.ffn(x))
 // x: (B,T,C) -> (B,T,C)
-#include "fused_attention.hpp"
+#include "modules/fused_attention.hpp"
 
 namespace attn {
 

@@ -4,7 +4,7 @@
 #pragma once
 #include <tuple>
 
-#include "modules.hpp"
+#include "modules/modules.hpp"
 
 namespace attn {
 

@@ -6,7 +6,7 @@
 //   attn_output = torch.einsum("bhqk,bkhd->bqhd", attn_probs, v).reshape(batch_size, seq_len, emb_dim)
 //   return self.fc_out(attn_output)
 // Cross-attention (the fix DecoderLayer needs): q from qkv_proj(x), k and v from qkv_proj(kv).
-#include "fused_attention.hpp"
+#include "modules/fused_attention.hpp"
 
 namespace attn {
 

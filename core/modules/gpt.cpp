@@ -16,8 +16,8 @@
 //        x = self.transformer.ln_f(x); logits = self.lm_head(x)   # lm_head.weight is wte.weight
 // Construction draws as nanoGPT's __init__ does (init_weights below). idx: (B,T) token ids ->
 // logits (B,T,V) (nanoGPT's forward with targets; without, only the last position: generation,
-// generate.hpp) and attention_weights (n_layer,B,H,T,T), every layer's att after softmax (and
-// dropout). With a KV cache (generate.hpp) decode() runs one new position per row.
+// run/generate.hpp) and attention_weights (n_layer,B,H,T,T), every layer's att after softmax (and
+// dropout). With a KV cache (nn/generative.hpp) decode() runs one new position per row.
 //
 // Llama-style options (issue "Modern attention"; make_fixtures.py's LlamaStyleSelfAttention is the
 // PyTorch twin), all off by default, when the model is nanoGPT's exactly:
@@ -32,8 +32,8 @@
 //     rows stay the positions, as without a window.
 #include <array>
 
-#include "generate.hpp"
-#include "modules.hpp"
+#include "modules/modules.hpp"
+#include "nn/generative.hpp"
 
 namespace attn {
 namespace {

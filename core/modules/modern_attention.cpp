@@ -9,7 +9,7 @@
 //   causal / window / sinks: scores.masked_fill(mask, -inf)          (a fully masked row: zeros)
 //   attn_weights = softmax(scores); context = (attn_weights @ v) merged; output = self.o_proj(context)
 // x: (B,T,d_model), positions: (T) ids (default 0..T-1) -> output (B,T,d_model), weights (B,H,T,T)
-#include "modules.hpp"
+#include "modules/modules.hpp"
 
 namespace attn {
 

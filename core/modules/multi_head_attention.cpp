@@ -8,7 +8,7 @@
 //  SplitHeadsMultiHeadAttention (seed 003's MultiHeadAttention), w_q/w_k/w_v/w_o, _split_heads,
 //    mask (B,T,S) True = masked -> unsqueeze(1) -> -1e9, dropout on attn, returns (out, attn).
 // Q: (B,T,C), K and V: (B,S,C) -> output (B,T,C), attention weights (B,H,T,S)
-#include "modules.hpp"
+#include "modules/modules.hpp"
 
 namespace attn {
 namespace {

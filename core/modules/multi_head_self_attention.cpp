@@ -5,7 +5,7 @@
 //   dist = torch.softmax(dist, dim=-1); att = torch.matmul(dist, v)
 //   att = att.transpose(1, 2).reshape(batch, n, self.dim_v)
 // x: (B,n,dim_in) -> (B,n,dim_v); weights (B,nh,n,n)
-#include "modules.hpp"
+#include "modules/modules.hpp"
 
 namespace attn {
 namespace {

@@ -4,7 +4,7 @@
 //   pe[:, 0::2] = torch.sin(position * div_term); pe[:, 1::2] = torch.cos(position * div_term)
 //   forward: x + self.pe[:, :x.size(1), :]
 // x: (B,T,C) -> (B,T,C). Only the T rows used are computed (the table has no parameters).
-#include "modules.hpp"
+#include "modules/modules.hpp"
 
 namespace attn {
 

@@ -3,7 +3,7 @@
 //   scores = scores.masked_fill(mask, float("-1e9"))      # mask True = masked
 //   attn = F.softmax(scores, dim=-1); output = torch.matmul(attn, V)
 // Q: (...,T,d_k), K: (...,S,d_k), V: (...,S,d_v) -> output (...,T,d_v), attn (...,T,S)
-#include "modules.hpp"
+#include "modules/modules.hpp"
 
 namespace attn {
 namespace {

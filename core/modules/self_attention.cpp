@@ -6,7 +6,7 @@
 //   attn_weights = torch.softmax(attn_scores / keys.shape[-1]**0.5, dim=-1)
 //   context_vec = attn_weights @ values
 // x: (T, d_in) -> context_vec (T, d_out), attn_weights (T, T)
-#include "modules.hpp"
+#include "modules/modules.hpp"
 
 namespace attn {
 namespace {

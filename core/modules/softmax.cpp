@@ -1,7 +1,7 @@
 // softmax(x, axis=-1), seed 003: the numerically stable softmax the tutorial writes in numpy
 //   x_max = np.max(x, axis, keepdims=True); e_x = np.exp(x - x_max); e_x / np.sum(e_x, axis)
 // x: any shape -> same shape; the normalised axis sums to 1.
-#include "modules.hpp"
+#include "modules/modules.hpp"
 
 namespace attn {
 namespace {

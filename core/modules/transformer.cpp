@@ -4,7 +4,7 @@
 //   for layer in self.decoder: tgt = layer(tgt, enc_output)   # the fix: nn.Sequential passes one argument
 //   return self.fc_out(dec_output)
 // src: (B,S) token ids, tgt: (B,T) token ids -> logits (B,T,vocab_size)
-#include "fused_attention.hpp"
+#include "modules/fused_attention.hpp"
 
 namespace attn {
 

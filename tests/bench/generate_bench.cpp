@@ -19,10 +19,10 @@
 #include <string>
 
 #include "attention.hpp"
-#include "generate.hpp"
+#include "run/generate.hpp"
 #include "protocol.hpp"
-#include "scenario.hpp"
-#include "session.hpp"
+#include "scenario/scenario.hpp"
+#include "scenario/session.hpp"
 
 int main(int argc, char** argv) {
   using json = nlohmann::json;

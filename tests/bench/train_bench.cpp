@@ -24,8 +24,8 @@
 
 #include "attention.hpp"
 #include "protocol.hpp"
-#include "scenario.hpp"
-#include "session.hpp"
+#include "scenario/scenario.hpp"
+#include "scenario/session.hpp"
 
 namespace {
 

@@ -6,9 +6,9 @@
 #include <string>
 #include <vector>
 
-#include "error.hpp"
-#include "safetensors.hpp"
-#include "scenario.hpp"
+#include "base/error.hpp"
+#include "base/safetensors.hpp"
+#include "scenario/scenario.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   // An exact-size copy, so ASan sees any read one byte past the file.

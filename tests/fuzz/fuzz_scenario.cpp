@@ -9,8 +9,8 @@
 #include <cstdlib>
 #include <string>
 
-#include "scenario.hpp"
-#include "error.hpp"
+#include "scenario/scenario.hpp"
+#include "base/error.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string text(reinterpret_cast<const char*>(data), size);

@@ -8,7 +8,7 @@
 #include <set>
 
 #include "attention.hpp"
-#include "autograd.hpp"
+#include "tape/autograd.hpp"
 #include "fixtures.hpp"
 
 namespace {

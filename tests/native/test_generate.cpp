@@ -10,7 +10,7 @@
 
 #include "attention.hpp"
 #include "fixtures.hpp"
-#include "session.hpp"
+#include "scenario/session.hpp"
 
 namespace {
 

@@ -8,7 +8,7 @@
 
 #include "attention.hpp"
 #include "fixtures.hpp"
-#include "kernels_simd.hpp"
+#include "kernels/kernels_simd.hpp"
 
 namespace {
 

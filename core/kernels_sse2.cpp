@@ -1,5 +1,0 @@
-// SSE2 instantiation of kernels_simd.hpp: the x86-64 baseline every machine runs.
-#include "kernels_simd.hpp"
-namespace attn {
-const Kernels& kernels_sse2() { return simd::K<xsimd::sse2>::table("sse2"); }
-}  // namespace attn

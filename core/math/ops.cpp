@@ -1,0 +1,358 @@
+// Ops: shape checks and loops over rows; the arithmetic inside a row goes through kernels().
+// Each op allocates its output once and nothing inside its loops.
+#include "math/ops.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+
+#include "base/error.hpp"
+#include "kernels/kernels.hpp"
+
+namespace attn {
+
+Tensor linear(const Tensor& x_, const Tensor& weight, const Tensor& bias) {
+  const int64_t IC = weight.size(1), OC = weight.size(0);
+  if (x_.size(-1) != IC)
+    fail("linear: input's last dimension (", x_.size(-1), ") must equal the layer's in_features (", IC, ")");
+  Tensor x = x_.contiguous(), w = weight.contiguous();
+  Shape out_shape = x.shape();
+  out_shape.back() = OC;
+  Tensor out = Tensor::empty(out_shape);
+  const int64_t R = IC ? x.numel() / IC : numel(Shape(x.shape().begin(), x.shape().end() - 1));
+  const Tensor b = bias.defined() ? bias.contiguous() : Tensor();
+  const auto u = [](int64_t v) { return static_cast<size_t>(v); };
+  kernels().gemm_nt(out.data(), x.data(), w.data(), b.defined() ? b.data() : nullptr, u(R), u(OC), u(IC), u(IC), u(IC), u(OC));
+  return out;
+}
+
+Tensor matmul(const Tensor& a_, const Tensor& b) {
+  if (a_.dim() < 2 || b.dim() < 2) fail("matmul needs tensors of at least 2 dimensions, got ", shape_str(a_.shape()), " and ", shape_str(b.shape()));
+  const int64_t M = a_.size(-2), K = a_.size(-1), N = b.size(-1);
+  if (b.size(-2) != K)
+    fail("matmul: ", shape_str(a_.shape()), " @ ", shape_str(b.shape()), ": inner dimensions (", K, " and ", b.size(-2), ") must match");
+  Shape batch(a_.shape().begin(), a_.shape().end() - 2);
+  const bool b_batched = b.dim() > 2;
+  if (b_batched && Shape(b.shape().begin(), b.shape().end() - 2) != batch)
+    fail("matmul: batch dimensions of ", shape_str(a_.shape()), " and ", shape_str(b.shape()), " must match");
+  const int64_t nb = numel(batch);
+  Shape out_shape = batch;
+  out_shape.push_back(M);
+  out_shape.push_back(N);
+  Tensor out = Tensor::empty(out_shape);
+  Tensor a = a_.contiguous();
+  // gemm_nn wants b as K rows of N: values already are; keys.transpose(-2, -1) is packed once
+  // (S x D values: small next to the product).
+  Tensor bc = b.contiguous();
+  const auto u = [](int64_t v) { return static_cast<size_t>(v); };
+  const Kernels& k = kernels();
+  for (int64_t i = 0; i < nb; ++i)
+    k.gemm_nn(out.data() + i * M * N, a.data() + i * M * K, bc.data() + (b_batched ? i * K * N : 0), u(M), u(N), u(K),
+              u(K), u(N), u(N));
+  return out;
+}
+
+Tensor attention_heads(const Tensor& q_, const Tensor& k_, const Tensor& v_, int64_t H, float scale, Tensor* weights) {
+  if (q_.dim() != 3 || k_.dim() != 3 || v_.dim() != 3 || k_.shape() != v_.shape() || q_.size(0) != k_.size(0) ||
+      q_.size(2) != k_.size(2) || H <= 0 || q_.size(2) % H != 0)
+    fail("attention_heads: q ", shape_str(q_.shape()), ", k ", shape_str(k_.shape()), ", v ", shape_str(v_.shape()),
+         " must be (B,T,H*D), (B,S,H*D), (B,S,H*D) with H (", H, ") dividing the last dimension");
+  const Tensor q = q_.contiguous(), k = k_.contiguous(), v = v_.contiguous();
+  const int64_t B = q.size(0), T = q.size(1), C = q.size(2), S = k.size(1), D = C / H;
+  Tensor out = Tensor::empty({B, T, C});
+  if (weights) *weights = Tensor::empty({B, H, T, S});
+  // Query rows per block: a block's scores (TB x S) stay in cache from the QK^T product through
+  // the softmax to the weights-V product, where the unfused ops stream (B,H,T,S) through memory.
+  constexpr int64_t TB = 64;
+  const Kernels& kern = kernels();
+  // This head's K^T (D x Sp, rows LK floats apart) and values (S x D, packed): B of the two products.
+  // Sp: S rounded up to whole vectors of the table in use; the columns from S on stay 0 (the
+  // buffer starts zeroed, only keys are written), so the scores' product runs in vector tiles
+  // only, rows Sp floats apart, where the last S % width columns (all of them for a few tokens
+  // on AVX-512) went through gemm_nn's tail: a copy of those columns padded to a vector, and back.
+  // The tail ran the same tiles on that copy: the same numbers, to the bit, with two copies fewer.
+  // LK = Sp + 16: rows of S = 512 floats (2 KiB) apart would all fall in 2 of L1's 64 sets, which then
+  // hold 24 lines, not the 192 a block of 64 rows x 3 vectors reads again for every 8 query rows;
+  // the values, read in place, are C floats apart (3 KiB at d_model 768: 4 sets). Packed, both
+  // products run 10-25 % faster (AVX-512, 1x512x768).
+  const int64_t vw = static_cast<int64_t>(kern.width), Sp = (S + vw - 1) / vw * vw, LK = Sp + 16;
+  // One buffer for the three, each start on a cache line (a vector load across two lines costs two)
+  const auto line = [](int64_t n) { return (n + 15) / 16 * 16; };
+  std::vector<float> buf(static_cast<size_t>(line(D * LK) + line(S * D) + line(std::min(TB, T) * Sp) + 16));
+  float* const kt = buf.data() + (16 - (reinterpret_cast<uintptr_t>(buf.data()) / sizeof(float)) % 16) % 16;
+  float* const vh = kt + line(D * LK);
+  float* const scores = vh + line(S * D);
+  const auto u = [](int64_t x) { return static_cast<size_t>(x); };
+  // x / scale is x * (1 / scale) to the bit when scale is a power of two (sqrt of head dims 4, 16,
+  // 64, 256): a multiply then, a division otherwise
+  int scale_exp = 0;
+  const bool exact_inverse = std::frexp(scale, &scale_exp) == 0.5f && std::isnormal(1.f / scale);
+  for (int64_t b = 0; b < B; ++b)
+    for (int64_t h = 0; h < H; ++h) {
+      // K.transpose(-2, -1) of this head, packed (D x S) as matmul packs it; 16 keys at a time, so
+      // each row of kt is written a cache line at a time while those keys' rows stay in L1
+      const float* kp = k.data() + b * S * C + h * D;
+      for (int64_t s0 = 0; s0 < S; s0 += 16) {
+        const int64_t s1 = std::min(S, s0 + 16);
+        for (int64_t d = 0; d < D; ++d)
+          for (int64_t s = s0; s < s1; ++s) kt[d * LK + s] = kp[s * C + d];
+      }
+      const float* vp = v.data() + b * S * C + h * D;
+      for (int64_t s = 0; s < S; ++s) std::memcpy(vh + s * D, vp + s * C, u(D) * sizeof(float));
+      for (int64_t t0 = 0; t0 < T; t0 += TB) {
+        const int64_t tb = std::min(TB, T - t0);
+        kern.gemm_nn(scores, q.data() + (b * T + t0) * C + h * D, kt, u(tb), u(Sp), u(D), u(C), u(LK), u(Sp));
+        float* sc = scores;  // tb rows of Sp: S scores, then padding that nothing below reads
+        if (exact_inverse) kern.scale(sc, 1.f / scale, u(tb * Sp));
+        else
+          for (int64_t i = 0; i < tb * Sp; ++i) sc[i] /= scale;  // divided, as div_scalar (not * 1/scale)
+        for (int64_t r = 0; r < tb; ++r) kern.softmax(sc + r * Sp, u(S));
+        if (weights)
+          for (int64_t r = 0; r < tb; ++r)
+            std::memcpy(weights->data() + ((b * H + h) * T + t0 + r) * S, sc + r * Sp, u(S) * sizeof(float));
+        kern.gemm_nn(out.data() + (b * T + t0) * C + h * D, sc, vh, u(tb), u(D), u(S), u(Sp), u(D), u(C));
+      }
+    }
+  return out;
+}
+
+Tensor softmax(const Tensor& x) {
+  Tensor out = x.clone();
+  const int64_t n = x.dim() ? x.size(-1) : 1;
+  if (n == 0) return out;
+  float* p = out.data();
+  const int64_t rows = out.numel() / n;
+  const Kernels& k = kernels();
+  for (int64_t r = 0; r < rows; ++r) k.softmax(p + r * n, static_cast<size_t>(n));
+  return out;
+}
+
+// Strides of `from` broadcast to `to` (right-aligned; 0 where `from` has size 1 or no dim).
+static std::vector<int64_t> broadcast_strides(const Shape& from, const Shape& to, const char* what) {
+  if (from.size() > to.size())
+    fail(what, " of shape ", shape_str(from), " has more dimensions than the scores ", shape_str(to));
+  std::vector<int64_t> strides(to.size(), 0);
+  int64_t s = 1;
+  for (size_t i = from.size(); i-- > 0;) {
+    size_t j = i + (to.size() - from.size());
+    if (from[i] != to[j] && from[i] != 1)
+      fail(what, " of shape ", shape_str(from), " cannot broadcast to ", shape_str(to),
+           ": each dimension must equal the scores' or be 1");
+    strides[j] = from[i] == 1 ? 0 : s;
+    s *= from[i];
+  }
+  return strides;
+}
+
+Tensor masked_fill(const Tensor& x, const Tensor& mask_, float value) {
+  Tensor out = x.clone();
+  Tensor mask = mask_.contiguous();
+  const std::vector<int64_t> ms = broadcast_strides(mask.shape(), x.shape(), "mask");
+  const Shape& shape = x.shape();
+  const int64_t nd = x.dim(), n = nd ? shape[nd - 1] : 1, rows = n ? out.numel() / n : 0;
+  const Kernels& k = kernels();
+  // A mask row is either a packed row of n flags or one flag for the whole row (broadcast).
+  std::vector<float> row_flags(static_cast<size_t>(n));
+  std::vector<int64_t> idx(static_cast<size_t>(nd ? nd - 1 : 0), 0);
+  for (int64_t r = 0; r < rows; ++r) {
+    int64_t moff = 0;
+    for (int64_t d = 0; d + 1 < nd; ++d) moff += idx[d] * ms[d];
+    const float* mrow = mask.data() + moff;
+    if (nd && ms[nd - 1] == 0) {
+      std::fill(row_flags.begin(), row_flags.end(), mrow[0]);
+      mrow = row_flags.data();
+    }
+    k.masked_fill(out.data() + r * n, mrow, value, static_cast<size_t>(n));
+    for (int64_t d = nd - 2; d >= 0; --d) {
+      if (++idx[d] < shape[d]) break;
+      idx[d] = 0;
+    }
+  }
+  return out;
+}
+
+Tensor equal_zero(const Tensor& mask) {
+  Tensor out = mask.clone();
+  float* p = out.data();
+  for (int64_t i = 0; i < out.numel(); ++i) p[i] = p[i] == 0.f ? 1.f : 0.f;
+  return out;
+}
+
+Tensor causal_mask(int64_t T, int64_t S) {
+  Tensor m = Tensor::zeros({T, S});
+  float* p = m.data();
+  for (int64_t i = 0; i < T; ++i)
+    for (int64_t j = i + 1; j < S; ++j) p[i * S + j] = 1.f;
+  return m;
+}
+
+Tensor mul_scalar(const Tensor& x, float s) {
+  Tensor out = x.clone();
+  kernels().scale(out.data(), s, static_cast<size_t>(out.numel()));
+  return out;
+}
+
+Tensor div_scalar(const Tensor& x, float s) {
+  // PyTorch divides element by element; a / s and a * (1/s) differ in the last bit, so divide.
+  Tensor out = x.clone();
+  float* p = out.data();
+  const int64_t n = out.numel();
+  for (int64_t i = 0; i < n; ++i) p[i] /= s;
+  return out;
+}
+
+Tensor add(const Tensor& a_, const Tensor& b_) {
+  if (a_.shape() != b_.shape()) fail("add: shapes ", shape_str(a_.shape()), " and ", shape_str(b_.shape()), " must be equal");
+  Tensor a = a_.contiguous(), b = b_.contiguous();
+  Tensor out = Tensor::empty(a.shape());
+  kernels().add(out.data(), a.data(), b.data(), static_cast<size_t>(a.numel()));
+  return out;
+}
+
+Tensor relu(const Tensor& x) {
+  Tensor out = x.clone();
+  kernels().relu(out.data(), static_cast<size_t>(out.numel()));
+  return out;
+}
+
+Tensor gelu(const Tensor& x_) {
+  const Tensor x = x_.contiguous();
+  Tensor out = Tensor::empty(x.shape());
+  kernels().gelu(out.data(), x.data(), static_cast<size_t>(x.numel()));
+  return out;
+}
+
+Tensor layer_norm(const Tensor& x_, const Tensor& gamma, const Tensor& beta_, float eps) {
+  const int64_t n = x_.size(-1);
+  const Tensor beta = beta_.defined() ? beta_ : Tensor::zeros({n});  // + 0 is what F.layer_norm adds without a bias
+  if (gamma.numel() != n || beta.numel() != n)
+    fail("layer_norm: normalized_shape (", gamma.numel(), ") must equal the input's last dimension (", n, ")");
+  Tensor x = x_.contiguous();
+  Tensor out = Tensor::empty(x.shape());
+  const Kernels& k = kernels();
+  const int64_t rows = x.numel() / (n ? n : 1);
+  for (int64_t r = 0; r < rows; ++r)
+    k.layer_norm(out.data() + r * n, x.data() + r * n, gamma.data(), beta.data(), static_cast<size_t>(n), eps);
+  return out;
+}
+
+Tensor dropout_mask(const Shape& shape, float p, Generator& gen) {
+  Tensor mask = Tensor::empty(shape);
+  const size_t n = static_cast<size_t>(mask.numel());
+  float* m = mask.data();
+  if (p >= 1.f) {
+    std::memset(m, 0, n * sizeof(float));
+    return mask;
+  }
+  gen.bernoulli_(m, n, 1.0 - static_cast<double>(p));
+  const float keep = static_cast<float>(1.0 - static_cast<double>(p));
+  for (size_t i = 0; i < n; ++i) m[i] /= keep;
+  return mask;
+}
+
+Tensor mul(const Tensor& a_, const Tensor& b_) {
+  if (a_.shape() != b_.shape()) fail("mul: shapes ", shape_str(a_.shape()), " and ", shape_str(b_.shape()), " must be equal");
+  Tensor a = a_.contiguous(), b = b_.contiguous();
+  Tensor out = Tensor::empty(a.shape());
+  kernels().mul(out.data(), a.data(), b.data(), static_cast<size_t>(a.numel()));
+  return out;
+}
+
+Tensor embedding(const Tensor& weight, const std::vector<int64_t>& ids, const Shape& rows) {
+  const int64_t V = weight.size(0), d = weight.size(1);
+  if (static_cast<int64_t>(ids.size()) != numel(rows))
+    fail("embedding: ", ids.size(), " token ids given for ", numel(rows), " positions ", shape_str(rows), ": give one id per position");
+  Shape out_shape = rows;
+  out_shape.push_back(d);
+  Tensor out = Tensor::empty(out_shape);
+  Tensor w = weight.contiguous();
+  for (size_t i = 0; i < ids.size(); ++i) {
+    if (ids[i] < 0 || ids[i] >= V)
+      fail("token id ", ids[i], " at position ", i, " is out of range: ids must be in [0, ", V, ") (num_embeddings)");
+    std::memcpy(out.data() + static_cast<int64_t>(i) * d, w.data() + ids[i] * d, static_cast<size_t>(d) * sizeof(float));
+  }
+  return out;
+}
+
+Tensor cat_last(const std::vector<Tensor>& xs) {
+  if (xs.empty()) fail("cat of no tensors");
+  Shape shape = xs[0].shape();
+  int64_t total = 0;
+  for (const Tensor& t : xs) {
+    Shape a(t.shape().begin(), t.shape().end() - 1), b(shape.begin(), shape.end() - 1);
+    if (a != b) fail("cat: shapes ", shape_str(t.shape()), " and ", shape_str(shape), " differ outside the last dimension");
+    total += t.size(-1);
+  }
+  shape.back() = total;
+  Tensor out = Tensor::empty(shape);
+  const int64_t rows = out.numel() / (total ? total : 1);
+  int64_t col = 0;
+  for (const Tensor& t_ : xs) {
+    Tensor t = t_.contiguous();
+    const int64_t w = t.size(-1);
+    for (int64_t r = 0; r < rows; ++r)
+      std::memcpy(out.data() + r * total + col, t.data() + r * w, static_cast<size_t>(w) * sizeof(float));
+    col += w;
+  }
+  return out;
+}
+
+Tensor stack(const std::vector<Tensor>& xs, int64_t dim) {
+  if (xs.empty()) fail("stack of no tensors");
+  Shape shape = xs[0].shape();
+  for (const Tensor& t : xs)
+    if (t.shape() != shape) fail("stack: shapes ", shape_str(t.shape()), " and ", shape_str(shape), " must be equal");
+  if (dim < 0) dim += static_cast<int64_t>(shape.size()) + 1;
+  const int64_t outer = numel(Shape(shape.begin(), shape.begin() + dim));
+  const int64_t inner = numel(Shape(shape.begin() + dim, shape.end()));
+  Shape out_shape = shape;
+  out_shape.insert(out_shape.begin() + dim, static_cast<int64_t>(xs.size()));
+  Tensor out = Tensor::empty(out_shape);
+  const int64_t n = static_cast<int64_t>(xs.size());
+  for (int64_t j = 0; j < n; ++j) {
+    Tensor t = xs[static_cast<size_t>(j)].contiguous();
+    for (int64_t o = 0; o < outer; ++o)
+      std::memcpy(out.data() + (o * n + j) * inner, t.data() + o * inner, static_cast<size_t>(inner) * sizeof(float));
+  }
+  return out;
+}
+
+Tensor rope_rotate(const Tensor& x, const Tensor& cos, const Tensor& sin, float sign) {
+  const int64_t D = x.size(-1), T = x.size(-2), half = D / 2;
+  if (cos.shape() != Shape{T, D} || sin.shape() != Shape{T, D})
+    fail("rope: tables ", shape_str(cos.shape()), " do not match ", shape_str(x.shape()));
+  const Tensor xc = x.contiguous();
+  Tensor out = Tensor::empty(xc.shape());
+  const float* c = cos.data();
+  const float* s = sin.data();
+  const int64_t rows = xc.numel() / D;
+  for (int64_t r = 0; r < rows; ++r) {
+    const float* xr = xc.data() + r * D;
+    const int64_t tr = (r % T) * D;
+    for (int64_t j = 0; j < D; ++j) {
+      const float rot = j < half ? -xr[j + half] : xr[j - half];
+      const float a = xr[j] * c[tr + j], b = rot * (sign * s[tr + j]);  // two products, then their sum (as torch)
+      out.data()[r * D + j] = a + b;
+    }
+  }
+  return out;
+}
+
+Tensor positional_encoding(int64_t T, int64_t C) {
+  // As seed 002 computes it, in float32: div_term = exp(arange(0, C, 2) * (-log(10000) / C)).
+  const float factor = static_cast<float>(-std::log(10000.0) / static_cast<double>(C));
+  Tensor pe = Tensor::zeros({T, C});
+  float* p = pe.data();
+  for (int64_t j = 0; j < C; j += 2) {
+    const float div = std::exp(static_cast<float>(j) * factor);
+    for (int64_t t = 0; t < T; ++t) {
+      const float arg = static_cast<float>(t) * div;
+      p[t * C + j] = std::sin(arg);
+      if (j + 1 < C) p[t * C + j + 1] = std::cos(arg);
+    }
+  }
+  return pe;
+}
+
+}  // namespace attn

@@ -1,0 +1,61 @@
+// Ops on tensors: shapes checked here, inner loops through kernels() (kernels.hpp), so each op
+// runs on the scalar reference or on SIMD by the same code path. Shape letters as in
+// attention.hpp: B batch, T query length, S key length, C d_model, H heads, D head dim.
+#pragma once
+#include <vector>
+
+#include "base/random.hpp"
+#include "base/tensor.hpp"
+
+namespace attn {
+
+// x: (..., IC), weight: (OC, IC) as nn.Linear stores it, bias: (OC) or undefined -> (..., OC)
+Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias);
+
+// a: (..., M, K), b: (..., K, N) or (K, N) -> (..., M, N). A transposed view for b (keys.transpose)
+// is read in place: each output is then a dot product of two contiguous rows.
+Tensor matmul(const Tensor& a, const Tensor& b);
+
+// Multi-head attention without the (B,H,T,S) tensors, blocked over query rows: for each head,
+//   scores = matmul(Q, K.transpose(-2, -1)) / scale; weights = softmax(scores); out = matmul(weights, V)
+// with the kernels the unfused ops use, in the same order, so the numbers equal theirs bit for bit.
+// q: (B,T,H*D), k and v: (B,S,H*D), heads as column blocks (the projections' outputs, as seed
+// 000's view/transpose reads them) -> (B,T,H*D), the heads already merged. weights: when given,
+// filled with softmax(scores), (B,H,T,S). No mask.
+Tensor attention_heads(const Tensor& q, const Tensor& k, const Tensor& v, int64_t H, float scale, Tensor* weights = nullptr);
+
+// Stable softmax over the last dimension; a row that is entirely -inf gives zeros.
+Tensor softmax(const Tensor& x);
+
+// x where mask is zero, value where it is not; mask broadcasts to x (PyTorch's right-aligned rule).
+Tensor masked_fill(const Tensor& x, const Tensor& mask, float value);
+// 1 where mask == 0 (seed 000's `mask == 0`), 0 elsewhere.
+Tensor equal_zero(const Tensor& mask);
+// (T, S) with ones above the diagonal: torch.triu(torch.ones(T, S), diagonal=1)
+Tensor causal_mask(int64_t T, int64_t S);
+
+Tensor mul_scalar(const Tensor& x, float s);  // x * s   (s already rounded to float, as PyTorch does)
+Tensor div_scalar(const Tensor& x, float s);  // x / s
+Tensor add(const Tensor& a, const Tensor& b); // same shapes
+Tensor relu(const Tensor& x);
+Tensor gelu(const Tensor& x);  // nn.GELU(), the exact (erf) form
+// over the last dimension, eps as nn.LayerNorm's default 1e-5; beta undefined: no bias (nanoGPT's bias=False)
+Tensor layer_norm(const Tensor& x, const Tensor& gamma, const Tensor& beta, float eps = 1e-5f);
+// train-mode nn.Dropout's mask: per element bernoulli(1 - p) drawn from gen, divided by (1 - p), so
+// dropout(x) = mul(x, mask); p == 1 gives zeros without drawing, as PyTorch does
+Tensor dropout_mask(const Shape& shape, float p, Generator& gen);
+Tensor mul(const Tensor& a, const Tensor& b);  // same shapes, elementwise
+// weight: (V, d), ids: one per row of `rows` -> (rows..., d)
+Tensor embedding(const Tensor& weight, const std::vector<int64_t>& ids, const Shape& rows);
+// torch.cat(xs, dim=-1)
+Tensor cat_last(const std::vector<Tensor>& xs);
+// torch.stack(xs, dim)
+Tensor stack(const std::vector<Tensor>& xs, int64_t dim);
+// RoPE's rotation of x (..., T, D) by its (T, D) tables: x * cos + rotate_half(x) * (sign * sin),
+// rotate_half(x) = cat(-x[..., D/2:], x[..., :D/2]). sign -1 rotates back by the same angles: the
+// backward (the tables repeat across their two halves, so rotate_half's transpose is that).
+Tensor rope_rotate(const Tensor& x, const Tensor& cos, const Tensor& sin, float sign = 1.f);
+// seed 002's PositionalEncoding table rows [0, T): (T, C), sin on even, cos on odd columns
+Tensor positional_encoding(int64_t T, int64_t C);
+
+}  // namespace attn

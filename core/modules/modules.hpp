@@ -1,0 +1,51 @@
+// The seed modules, one file each under modules/, and their entries in the module table
+// (registry.cpp). Each file opens with the seed code it reproduces and its shapes.
+#pragma once
+#include <cmath>
+
+#include "nn/attention_spec.hpp"
+#include "tape/graph.hpp"
+#include "nn/layers.hpp"
+#include "nn/module.hpp"
+#include "math/ops.hpp"
+
+namespace attn {
+
+ModuleInfo info_softmax();                       // 003
+ModuleInfo info_scaled_dot_product_attention();  // 003
+ModuleInfo info_SelfAttention_v1();              // 004
+ModuleInfo info_SelfAttention_v2();              // 004
+ModuleInfo info_CausalAttention();               // 004
+ModuleInfo info_MultiHeadAttentionWrapper();     // 004
+ModuleInfo info_CausalMultiHeadAttention();      // 004 MultiHeadAttention
+ModuleInfo info_MultiHeadAttention();            // 000
+ModuleInfo info_SplitHeadsMultiHeadAttention();  // 003 MultiHeadAttention
+ModuleInfo info_MultiHeadSelfAttention();        // 001
+ModuleInfo info_FusedMultiHeadSelfAttention();   // 002 MultiHeadSelfAttention
+ModuleInfo info_PositionalEncoding();            // 002
+ModuleInfo info_EncoderLayer();                  // 002
+ModuleInfo info_DecoderLayer();                  // 002 (cross-attention fixed)
+ModuleInfo info_Transformer();                   // 002 (decoder loop fixed)
+
+ModuleInfo info_CausalTransformer();             // 002 + 004: the decoder-only model the page trains
+ModuleInfo info_GPT();                           // nanoGPT's GPT (its model.py), generates (generate.hpp)
+ModuleInfo info_ModernAttention();               // RoPE, ALiBi, GQA/MQA, sliding window, sinks (no seed)
+
+// Shared by seed 002's modules (positional_encoding.cpp): x + pe[:T] (names the "pe" step), the
+// even-width check, and token ids read from an ids input.
+Var add_positional_encoding(const Var& x, int64_t emb_dim, int64_t max_len, Context& ctx);
+void check_even_emb_dim(int64_t emb_dim);
+std::vector<int64_t> token_ids(const Var& t, const char* name, int64_t vocab);
+
+// Shared by seed 004's causal modules (causal_attention.cpp).
+AttentionSpec causal_spec(const std::string& out_proj);
+void check_causal_input(const Var& x, int64_t d_in, int64_t context_length);
+std::vector<ArgSpec> causal_args(bool with_heads);
+InputSpec causal_input();
+// Shared by ModernAttention and GPT's Llama-style options (modern_attention.cpp): q (B,H,T,D) and k
+// (B,H_kv,T,D) rotated at `positions` (steps cos, sin, q_rot, k_rot), and k, v repeated to n times
+// their heads (steps k_repeated, v_repeated; n = 1: unchanged, no step).
+void rotate_qk(Context& ctx, Var& q, Var& k, const std::vector<int64_t>& positions, int64_t D, double base);
+void repeat_kv_heads(Context& ctx, Var& k, Var& v, int64_t n);
+
+}  // namespace attn

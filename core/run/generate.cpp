@@ -1,0 +1,151 @@
+// Generation (generate.hpp): the choice of forward per token (window or KV-cache decode), the
+// sampling as nanoGPT's generate (temperature, top_k) with Hugging Face's top-p filter, and the
+// per-token report (top probabilities, cache shape and bytes, traced steps).
+#include "run/generate.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <numeric>
+
+#include "base/error.hpp"
+#include "tape/graph.hpp"
+#include "kernels/kernels.hpp"
+#include "run/train.hpp"
+
+namespace attn {
+
+namespace {
+
+constexpr float kNegInf = -std::numeric_limits<float>::infinity();
+
+// nanoGPT: v, _ = torch.topk(logits, min(top_k, logits.size(-1))); logits[logits < v[:, [-1]]] = -inf
+void keep_top_k(float* x, int64_t V, int64_t k) {
+  std::vector<float> sorted(x, x + V);
+  const int64_t kk = std::min(k, V);
+  std::nth_element(sorted.begin(), sorted.begin() + (kk - 1), sorted.end(), std::greater<float>());
+  const float kth = sorted[static_cast<size_t>(kk - 1)];
+  for (int64_t j = 0; j < V; ++j)
+    if (x[j] < kth) x[j] = kNegInf;
+}
+
+// Hugging Face's TopPLogitsWarper (min_tokens_to_keep=1):
+//   sorted_logits, sorted_indices = torch.sort(scores, descending=False)
+//   cumulative_probs = sorted_logits.softmax(dim=-1).cumsum(dim=-1)
+//   sorted_indices_to_remove = cumulative_probs <= (1 - top_p); sorted_indices_to_remove[..., -1:] = 0
+//   scores = scores.masked_fill(indices_to_remove (scattered back), -inf)
+// cumsum accumulates in double on the CPU (at::acc_type<float>) and stores float; the threshold
+// is compared in float, as a float tensor against a Python number is.
+void keep_top_p(float* x, int64_t V, double top_p) {
+  std::vector<int64_t> order(static_cast<size_t>(V));
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) { return x[a] < x[b]; });
+  std::vector<float> p(static_cast<size_t>(V));
+  for (int64_t j = 0; j < V; ++j) p[static_cast<size_t>(j)] = x[order[static_cast<size_t>(j)]];
+  kernels().softmax(p.data(), static_cast<size_t>(V));
+  const float threshold = static_cast<float>(1.0 - top_p);
+  double cum = 0;
+  for (int64_t j = 0; j + 1 < V; ++j) {  // the most probable (last) is always kept
+    cum += p[static_cast<size_t>(j)];
+    if (static_cast<float>(cum) <= threshold) x[order[static_cast<size_t>(j)]] = kNegInf;
+  }
+}
+
+// The most probable ids of one row of probabilities, p > 0, by p then id.
+std::vector<TopToken> top_tokens(const float* p, int64_t V) {
+  std::vector<TopToken> all;
+  for (int64_t j = 0; j < V; ++j)
+    if (p[j] > 0.f) all.push_back({j, p[j]});
+  const size_t k = std::min(all.size(), static_cast<size_t>(kTopTokens));
+  std::partial_sort(all.begin(), all.begin() + static_cast<std::ptrdiff_t>(k), all.end(),
+                    [](const TopToken& a, const TopToken& b) { return a.p > b.p || (a.p == b.p && a.id < b.id); });
+  all.resize(k);
+  return all;
+}
+
+}  // namespace
+
+void next_token_distribution(float* x, int64_t V, const GenerateSpec& spec) {
+  if (spec.temperature > 0) {  // logits[:, -1, :] / temperature: float32 divided by the float32 scalar
+    const float t = static_cast<float>(spec.temperature);
+    for (int64_t j = 0; j < V; ++j) x[j] /= t;
+  }
+  if (spec.top_k > 0) keep_top_k(x, V, spec.top_k);
+  if (spec.top_p > 0) keep_top_p(x, V, spec.top_p);
+  kernels().softmax(x, static_cast<size_t>(V));
+}
+
+Generation::Generation(Module& model, const ParamList& params, Generator& gen, const Tensor& idx, GenerateSpec spec, bool trace)
+    : model_(model), lm_(*model.generative()), params_(params), gen_(gen), spec_(spec), trace_(trace) {
+  if (!idx.defined() || idx.dim() != 2)
+    fail_at("inputs.idx", "generate needs the prompt as token ids of shape (B, T)");
+  const std::vector<float> v = idx.to_vector();
+  const int64_t B = idx.size(0), T = idx.size(1);
+  for (int64_t b = 0; b < B; ++b) ids_.emplace_back(v.begin() + b * T, v.begin() + (b + 1) * T);
+}
+
+// The forward this token needs: decode on the cache when it holds every earlier position of the
+// window, else the window itself (nanoGPT's idx_cond), filling a fresh cache when there is one.
+Var Generation::forward(Context& ctx, GeneratedToken& tok, bool full) {
+  const int64_t B = static_cast<int64_t>(ids_.size()), L = static_cast<int64_t>(ids_[0].size());
+  const int64_t block = lm_.block_size(), W = std::min(L, block);
+  if (spec_.cache && cache_.len > 0 && cache_.len == L - 1 && L <= block) {
+    tok.mode = "decode";
+    Tensor last = Tensor::empty({B, 1});
+    for (int64_t b = 0; b < B; ++b) last.data()[b] = static_cast<float>(ids_[b].back());
+    return lm_.decode(ctx.input(last, "idx"), ctx, cache_);
+  }
+  tok.mode = spec_.cache ? "prefill" : "full";
+  Tensor window = Tensor::empty({B, W});
+  for (int64_t b = 0; b < B; ++b)
+    for (int64_t t = 0; t < W; ++t) window.data()[b * W + t] = static_cast<float>(ids_[b][L - W + t]);
+  if (spec_.cache) cache_ = lm_.make_cache(B);  // fresh buffers: earlier steps' views stay as they were
+  const Outputs out = lm_.forward_window(ctx.input(window, "idx"), ctx, spec_.cache ? &cache_ : nullptr, !full);
+  if (full) {
+    tok.outputs = collect_outputs(out, ctx);
+    tok.attention = model_.attention();
+  }
+  return out[0].value;
+}
+
+void Generation::sample(GeneratedToken& tok) {
+  const int64_t B = tok.logits.size(0), V = tok.logits.size(1);
+  Tensor probs = tok.logits.clone();
+  for (int64_t b = 0; b < B; ++b) next_token_distribution(probs.data() + b * V, V, spec_);
+  tok.ids.assign(static_cast<size_t>(B), 0);
+  if (spec_.temperature > 0) {
+    gen_.multinomial1(probs.data(), static_cast<size_t>(B), static_cast<size_t>(V), tok.ids.data());
+  } else {  // greedy: the first largest logit (the filters never remove it)
+    for (int64_t b = 0; b < B; ++b) {
+      const float* row = tok.logits.data() + b * V;
+      tok.ids[static_cast<size_t>(b)] = std::max_element(row, row + V) - row;
+    }
+  }
+  for (int64_t b = 0; b < B; ++b) tok.top.push_back(top_tokens(probs.data() + b * V, V));
+}
+
+GeneratedToken Generation::next(bool full) {
+  GeneratedToken tok;
+  tok.position = static_cast<int64_t>(ids_[0].size());
+  Context ctx(gen_, false, trace_);
+  ctx.bind_parameters(params_);
+  ctx.want_weights = full;  // only a full forward returns attention weights
+  Context::Sequences sequences(ctx, "idx", "idx");
+  const Var logits = forward(ctx, tok, full);
+  if (trace_) tok.steps = ctx.steps();
+  const int64_t B = logits.size(0), T = logits.size(1), V = logits.size(2);
+  tok.logits = logits.t.slice(1, T - 1, T).contiguous().view({B, V}).clone();  // logits[:, -1, :]
+  for (int64_t i = 0; i < tok.logits.numel(); ++i)
+    if (std::isnan(tok.logits.data()[i]))
+      fail_at("inputs", "the logits of token ", tok.position, " hold NaN: the weights or inputs overflow float32");
+  sample(tok);
+  for (size_t b = 0; b < ids_.size(); ++b) ids_[b].push_back(tok.ids[b]);
+  if (spec_.cache) {
+    tok.cache_shape = cache_.shape();
+    tok.cache_bytes = cache_.bytes();
+  }
+  ++produced_;
+  return tok;
+}
+
+}  // namespace attn

@@ -1,0 +1,80 @@
+// Scenarios: the single description of "what to compute" (core/SCENARIO.md), parsed from JSON
+// (scenario.cpp), run (run.cpp, session.cpp), and the result (result.hpp) written back as JSON
+// (result_json.cpp).
+// Used by the CLI, the bindings and tests.
+#pragma once
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "base/limits.hpp"
+#include "base/safetensors.hpp"
+#include "nn/module.hpp"
+#include "run/generate.hpp"
+#include "run/train.hpp"
+#include "scenario/result.hpp"
+
+namespace attn {
+
+struct ScenarioInput {
+  enum class Kind { Init, Data, Embedding, Same };
+  std::string name;
+  Shape shape;
+  Kind kind = Kind::Data;
+  std::string init;               // "rand" | "randn"
+  std::vector<float> data;        // Data: the values; Embedding: the given table (may be empty)
+  int64_t num_embeddings = 0;     // Embedding: V
+  std::vector<int64_t> ids;       // Embedding: one per row
+  std::string same_as;            // Same: the earlier input it is; Embedding: the earlier input whose table it reads
+};
+
+struct Scenario {
+  std::string module;
+  std::map<std::string, double> config;
+  uint64_t seed = 0;
+  bool train = false;
+  bool trace = false;
+  bool return_inputs = false;  // give back the input tensors as built (drawn or given)
+  bool return_params = false;  // give back the module's parameters by state_dict name
+  std::vector<ScenarioInput> inputs;
+  std::vector<std::pair<std::string, Tensor>> params;
+  // "weights": {"name": "model.safetensors", "buffer": i}: a state_dict in safetensors form,
+  // loaded after construction (every parameter must be in it), before "params".
+  std::string weights_name;
+  std::vector<SafeTensor> weights;
+  // Training (SCENARIO.md, "Training"): a loss on one output and a target drawn after the inputs;
+  // its gradients (grads), or `steps` optimizer steps (optimize).
+  bool has_loss = false;
+  LossSpec loss;
+  ScenarioInput target;          // name "target"; shape empty when there is none (sum)
+  bool grads = false;
+  bool optimize = false;
+  OptimizerSpec optimizer;
+  double clip_grad_norm = 0;     // > 0: clip_grad_norm_(params, this) before each step
+  int64_t steps = 1;
+  // Generation (SCENARIO.md, "Generation"): max_new_tokens new tokens after the ids input's prompt.
+  bool generate = false;
+  GenerateSpec generation;
+};
+
+
+// throws Error naming the bad field. `buffers`: tensors handed over beside the JSON (the bindings'
+// typed arrays, copied in once); an input {"name", "shape", "buffer": i} takes buffers[i].
+// `blobs`: byte buffers (safetensors files); "weights": {"name", "buffer": i} reads blobs[i].
+using Blob = std::vector<uint8_t>;
+Scenario parse_scenario(const std::string& json_text, std::vector<std::vector<float>>* buffers = nullptr,
+                        const std::vector<Blob>* blobs = nullptr);
+Result run(const Scenario& scenario);
+std::string result_to_json(const Result& result);
+std::string run_json(const std::string& scenario_json);  // parse, run, serialise
+std::string modules_json();                               // the module table, for forms and docs
+// One step's description without its data: {"name", "op", "ops", "attrs", "inputs", "shape", "dims",
+// "tokens", "code", "cpp"} (the bindings add the data as a typed array).
+std::string step_meta_json(const Step& step);
+std::string attention_json(const std::vector<AttentionSpec>& specs);
+// One generated token's entry of a result without its steps (SCENARIO.md, "Generation").
+std::string generated_meta_json(const GeneratedToken& token);
+std::string version();
+
+}  // namespace attn

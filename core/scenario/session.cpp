@@ -1,0 +1,204 @@
+// A scenario's module built once and kept (session.hpp): seed, construct, weights, params, inputs
+// in order, the loss's target; then forwards, gradients, training steps or a generation on it.
+#include "scenario/session.hpp"
+
+#include "base/error.hpp"
+#include "math/ops.hpp"
+#include "tape/graph.hpp"
+
+namespace attn {
+
+namespace {
+
+// A state_dict loaded strictly, as load_state_dict(strict=True): every parameter from the file,
+// shapes equal; buffers PyTorch keeps in a state_dict (the causal `mask`, the positional `pe`)
+// are recomputed by the core, so they are accepted and skipped.
+void load_weights(const Scenario& s, ParamList& params, const Module& module) {
+  auto is_buffer = [](const std::string& n) {
+    for (const std::string tail : {"mask", "pe"})
+      if (n == tail || (n.size() > tail.size() + 1 && n.compare(n.size() - tail.size() - 1, std::string::npos, "." + tail) == 0))
+        return true;
+    return false;
+  };
+  std::string names;
+  for (auto& [pname, t] : params)
+    if (names.size() < 300) names += (names.empty() ? "" : ", ") + pname;
+  for (const SafeTensor& w : s.weights) {
+    Tensor* target = nullptr;
+    for (auto& [pname, t] : params)
+      if (pname == w.name) target = t;
+    if (!target) {
+      if (is_buffer(w.name) || module.skips_in_state_dict(w.name)) continue;
+      fail_at("weights", "weights '", s.weights_name, "': '", w.name, "' is not a parameter of ", s.module,
+              ": its parameters are ", names, " (was the file saved from another module or config?)");
+    }
+    if (target->shape() != w.value.shape())
+      fail_at("weights", "weights '", s.weights_name, "': '", w.name, "' has shape ", shape_str(w.value.shape()), " but ",
+              s.module, " with this config needs ", shape_str(target->shape()), ": set the config the model was trained with");
+    *target = w.value;
+  }
+  for (auto& [pname, t] : params) {
+    bool found = false;
+    for (const SafeTensor& w : s.weights) found = found || w.name == pname;
+    if (!found)
+      fail_at("weights", "weights '", s.weights_name, "': parameter '", pname, "' ", shape_str(t->shape()), " of ", s.module,
+              " is missing from the file: save the whole state_dict");
+  }
+}
+
+void set_params(const Scenario& s, ParamList& params) {
+  for (const auto& [name, value] : s.params) {
+    Tensor* target = nullptr;
+    std::string names;
+    for (auto& [pname, t] : params) {
+      if (pname == name) target = t;
+      if (names.size() < 300) names += (names.empty() ? "" : ", ") + pname;
+    }
+    if (!target) fail_at("params." + name, "params: '", name, "' is not a parameter of ", s.module, ": its parameters are ", names);
+    if (target->shape() != value.shape())
+      fail_at("params." + name, "params: '", name, "' has shape ", shape_str(value.shape()), " but ", s.module, " needs ",
+              shape_str(target->shape()));
+    *target = value.clone();
+  }
+}
+
+// The inputs in the module's order, built as the scenario lists them: drawn from gen after the
+// module, given, looked up in a (seeded or given) embedding table, or the same tensor as another.
+std::vector<Tensor> build_inputs(const Scenario& s, const ModuleInfo& info, Generator& gen, int64_t total) {
+  std::vector<Tensor> inputs(info.inputs.size());
+  std::vector<std::pair<std::string, Tensor>> built, tables;
+  const auto find = [](const auto& list, const std::string& name) {
+    for (const auto& [n, t] : list)
+      if (n == name) return t;
+    return Tensor();
+  };
+  for (const ScenarioInput& in : s.inputs) {
+    size_t slot = 0;
+    while (info.inputs[slot].name != in.name) ++slot;
+    total += numel(in.shape);
+    if (total > kMaxTotalElements)
+      fail("the scenario needs more than ", kMaxTotalElements, " floats (parameters + inputs): make it smaller");
+    Tensor t;
+    switch (in.kind) {
+      case ScenarioInput::Kind::Init:
+        t = Tensor::empty(in.shape);
+        if (in.init == "rand") gen.rand(t.data(), static_cast<size_t>(t.numel()));
+        else gen.randn(t.data(), static_cast<size_t>(t.numel()));
+        break;
+      case ScenarioInput::Kind::Data: t = Tensor::from(in.shape, in.data); break;
+      case ScenarioInput::Kind::Same: t = find(built, in.same_as); break;
+      case ScenarioInput::Kind::Embedding: {
+        // nn.Embedding(V, d) constructed here from gen, a given table, or an earlier input's table
+        const int64_t d = in.shape.back();
+        Tensor weight = find(tables, in.same_as);
+        if (!weight.defined() && in.data.empty()) {
+          weight = Tensor::empty({in.num_embeddings, d});
+          gen.embedding_init(weight.data(), static_cast<size_t>(weight.numel()));
+        } else if (!weight.defined()) {
+          weight = Tensor::from({in.num_embeddings, d}, in.data);
+        }
+        tables.emplace_back(in.name, weight);
+        t = embedding(weight, in.ids, Shape(in.shape.begin(), in.shape.end() - 1));
+        break;
+      }
+    }
+    built.emplace_back(in.name, t);
+    inputs[slot] = t;
+  }
+  for (size_t i = 0; i < info.inputs.size(); ++i)
+    if (!inputs[i].defined() && !info.inputs[i].optional)
+      fail_at("inputs." + info.inputs[i].name, "input '", info.inputs[i].name, "' ", info.inputs[i].shape, " is required by ",
+              s.module, " but not given");
+  return inputs;
+}
+
+// The loss's target, drawn from gen after the inputs (as the PyTorch program draws it), or given.
+Tensor build_target(const Scenario& s, Generator& gen) {
+  if (!s.has_loss || s.target.shape.empty()) return Tensor();
+  if (s.target.kind == ScenarioInput::Kind::Data) return Tensor::from(s.target.shape, s.target.data);
+  Tensor t = Tensor::empty(s.target.shape);
+  if (s.target.init == "rand") gen.rand(t.data(), static_cast<size_t>(t.numel()));
+  else gen.randn(t.data(), static_cast<size_t>(t.numel()));
+  return t;
+}
+
+}  // namespace
+
+Session::Session(const Scenario& s) : s_(s), info_(&module_info(s.module)), gen_(std::make_unique<Generator>(s.seed)) {
+  const Config config = make_config(*info_, s.config);
+  // With weights, every parameter is replaced (load_weights is strict): construction only needs to
+  // leave the generator where PyTorch's construction leaves it.
+  gen_->set_skip_values(!s.weights.empty());
+  std::unique_ptr<Module> module = info_->make(config, *gen_);
+  gen_->set_skip_values(false);
+  ParamList params;
+  module->parameters("", params);
+  int64_t total = 0;
+  for (auto& [name, t] : params) total += t->numel();
+  if (!s.weights.empty()) load_weights(s, params, *module);
+  set_params(s, params);
+  inputs_ = build_inputs(s, *info_, *gen_, total);
+  target_ = build_target(s, *gen_);
+  trainer_ = std::make_unique<Trainer>(*info_, std::move(module), *gen_, s.train, s.has_loss ? s.loss : LossSpec{""});
+  if (s.optimize) trainer_->set_optimizer(s.optimizer, s.clip_grad_norm);
+}
+
+void Session::set_input(const std::string& name, const Shape& shape, const float* data) {
+  for (size_t i = 0; i < info_->inputs.size(); ++i) {
+    if (info_->inputs[i].name != name) continue;
+    Tensor& t = inputs_[i];
+    if (!t.defined() || t.shape() != shape) t = Tensor::empty(shape);  // the same buffer while the shape stays
+    std::copy(data, data + t.numel(), t.data());
+    return;
+  }
+  fail_at("inputs", "'", name, "' is not an input of ", info_->id);
+}
+
+void Session::set_target(const Shape& shape, const float* data) {
+  if (!target_.defined() || target_.shape() != shape) target_ = Tensor::empty(shape);
+  std::copy(data, data + target_.numel(), target_.data());
+}
+
+Result Session::forward(bool trace) {
+  Context ctx(*gen_, s_.train, trace);
+  Result r;
+  r.module = s_.module;
+  add_outputs(r, collect_outputs(trainer_->forward(ctx, inputs_), ctx));
+  r.steps = ctx.steps();
+  r.attention = trainer_->module().attention();
+  return r;
+}
+
+Result Session::gradients(bool trace) {
+  Context ctx(*gen_, s_.train, trace, true);
+  const TrainStep t = trainer_->forward_backward(ctx, inputs_, target_);
+  Result r;
+  r.module = s_.module;
+  r.has_loss = true;
+  r.loss = t.loss;
+  add_outputs(r, collect_outputs(t.outputs, ctx));
+  r.steps = ctx.steps(&t.node_grads);
+  r.attention = trainer_->module().attention();
+  for (size_t i = 0; i < params().size(); ++i) {
+    const Tensor& g = grads()[i];
+    r.grads.push_back({params()[i].first, g.defined() ? g : Tensor::zeros(params()[i].second->shape())});
+  }
+  for (size_t i = 0; i < inputs_.size(); ++i) {
+    if (!inputs_[i].defined() || info_->inputs[i].kind != InputKind::Float) continue;
+    const int32_t node = ctx.input_node(info_->inputs[i].name);
+    const Tensor g = node >= 0 ? t.node_grads[static_cast<size_t>(node)] : Tensor();
+    r.grads.push_back({"input:" + info_->inputs[i].name, g.defined() ? g.contiguous() : Tensor::zeros(inputs_[i].shape())});
+  }
+  return r;
+}
+
+float Session::step() { return trainer_->step(inputs_, target_); }
+
+std::unique_ptr<Generation> Session::generation() {
+  for (size_t i = 0; i < info_->inputs.size(); ++i)
+    if (info_->inputs[i].kind == InputKind::Ids)
+      return std::make_unique<Generation>(trainer_->module(), params(), *gen_, inputs_[i], s_.generation, s_.trace);
+  fail_at("generate", s_.module, " has no token ids input to generate from");
+}
+
+}  // namespace attn

@@ -1,0 +1,47 @@
+// A scenario's module built once and kept (Session, session.cpp): what run() does for one scenario, and what
+// the page's incremental training drives step after step (bindings: Trainer) with new inputs and
+// targets each time, without parsing JSON again. Construction follows SCENARIO.md's program:
+// seed, construct, weights, params, inputs in order, then the loss's target.
+#pragma once
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "scenario/scenario.hpp"
+#include "run/train.hpp"
+
+namespace attn {
+
+class Session {
+ public:
+  explicit Session(const Scenario& s);
+
+  // Replace an input (by name) or the loss's target for the next calls; checked like scenario data.
+  void set_input(const std::string& name, const Shape& shape, const float* data);
+  void set_target(const Shape& shape, const float* data);
+
+  // On the current inputs: the outputs (steps when trace); with the scenario's loss, its value and
+  // every gradient (grads, and each traced step's); one training step (needs "optimize").
+  Result forward(bool trace);
+  Result gradients(bool trace);
+  float step();
+  // Token by token from the ids input (the scenario's "generate"; the module must generate).
+  std::unique_ptr<Generation> generation();
+
+  const ParamList& params() const { return trainer_->params(); }
+  const std::vector<Tensor>& grads() const { return trainer_->grads(); }
+  int64_t steps_done() const { return trainer_->steps_done(); }
+  const std::vector<Tensor>& inputs() const { return inputs_; }
+  const ModuleInfo& info() const { return *info_; }
+  Module& module() { return trainer_->module(); }
+
+ private:
+  Scenario s_;
+  const ModuleInfo* info_;
+  std::unique_ptr<Generator> gen_;  // dropout keeps drawing from it, step after step
+  std::unique_ptr<Trainer> trainer_;
+  std::vector<Tensor> inputs_;      // module order
+  Tensor target_;
+};
+
+}  // namespace attn

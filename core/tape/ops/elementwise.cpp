@@ -1,0 +1,181 @@
+// Elementwise ops: add and sub (b broadcast right-aligned), exp, scaling by a float, relu, gelu,
+// dropout (its drawn mask kept on the node) and masked_fill (its mask kept on the node).
+#include <cmath>
+
+#include "base/error.hpp"
+#include "kernels/kernels.hpp"
+#include "math/ops.hpp"
+#include "tape/graph.hpp"
+#include "tape/op.hpp"
+
+namespace attn {
+
+namespace {
+
+size_t u(int64_t v) { return static_cast<size_t>(v); }
+
+// a op b where b is a's shape with some dims of size 1 (or fewer leading dims): right-aligned broadcast.
+template <class F>
+Tensor broadcast_binary(const Tensor& a_, const Tensor& b_, F f, const char* what) {
+  const Tensor a = a_.contiguous(), b = b_.contiguous();
+  const Shape& as = a.shape();
+  const Shape& bs = b.shape();
+  if (bs.size() > as.size()) fail(what, ": ", shape_str(bs), " has more dimensions than ", shape_str(as));
+  std::vector<int64_t> bstride(as.size(), 0);
+  int64_t s = 1;
+  for (size_t i = bs.size(); i-- > 0;) {
+    const size_t j = i + as.size() - bs.size();
+    if (bs[i] != as[j] && bs[i] != 1) fail(what, ": ", shape_str(bs), " cannot broadcast to ", shape_str(as));
+    bstride[j] = bs[i] == 1 ? 0 : s;
+    s *= bs[i];
+  }
+  Tensor out = Tensor::empty(as);
+  const int64_t n = a.numel(), nd = a.dim();
+  std::vector<int64_t> idx(u(nd), 0);
+  int64_t boff = 0;
+  const float* ap = a.data();
+  const float* bp = b.data();
+  float* op = out.data();
+  for (int64_t i = 0; i < n; ++i) {
+    op[i] = f(ap[i], bp[boff]);
+    for (int64_t d = nd - 1; d >= 0; --d) {
+      boff += bstride[u(d)];
+      if (++idx[u(d)] < as[u(d)]) break;
+      boff -= bstride[u(d)] * as[u(d)];
+      idx[u(d)] = 0;
+    }
+  }
+  return out;
+}
+
+Tensor add_forward(const Node&, const std::vector<Tensor>& in) {
+  return in[0].shape() == in[1].shape() ? add(in[0], in[1]) : broadcast_binary(in[0], in[1], [](float x, float y) { return x + y; }, "add");
+}
+void add_backward(const Node& n, const Tensor& g, Grads& w) {
+  w.give(n, 0, g, false);
+  w.give(n, 1, reduce_to(g, w.input(n, 1).out.shape()), false);
+}
+
+Tensor sub_forward(const Node&, const std::vector<Tensor>& in) {
+  return broadcast_binary(in[0], in[1], [](float x, float y) { return x - y; }, "sub");
+}
+void sub_backward(const Node& n, const Tensor& g, Grads& w) {
+  w.give(n, 0, g, false);
+  w.give(n, 1, mul_scalar(reduce_to(g, w.input(n, 1).out.shape()), -1.f), true);
+}
+
+Tensor exp_forward(const Node&, const std::vector<Tensor>& in) {
+  Tensor out = in[0].clone();
+  float* p = out.data();
+  for (int64_t i = 0; i < out.numel(); ++i) p[i] = std::exp(p[i]);
+  return out;
+}
+void exp_backward(const Node& n, const Tensor& g, Grads& w) {
+  w.give(n, 0, map2(g, n.out, [](float gi, float y) { return gi * y; }), true);
+}
+
+Tensor scale_forward(const Node& n, const std::vector<Tensor>& in) {
+  return n.attrs.divide ? div_scalar(in[0], n.attrs.scale) : mul_scalar(in[0], n.attrs.scale);
+}
+Json scale_attrs(const Node& n, const std::vector<Node>&) {
+  return {{"scale", static_cast<double>(n.attrs.scale)}, {"divide", n.attrs.divide}};
+}
+std::string scale_call(const Node& n, const std::vector<std::string>& args) {
+  return std::string(n.attrs.divide ? "div_scalar(" : "mul_scalar(") + args[0] + ", " + float_literal(n.attrs.scale) + ")";
+}
+void scale_backward(const Node& n, const Tensor& g, Grads& w) {
+  w.give(n, 0, n.attrs.divide ? div_scalar(g, n.attrs.scale) : mul_scalar(g, n.attrs.scale), true);
+}
+
+Tensor relu_forward(const Node&, const std::vector<Tensor>& in) { return relu(in[0]); }
+void relu_backward(const Node& n, const Tensor& g, Grads& w) {
+  w.give(n, 0, map2(g, n.out, [](float gi, float y) { return y > 0.f ? gi : 0.f; }), true);
+}
+
+Tensor gelu_forward(const Node&, const std::vector<Tensor>& in) { return gelu(in[0]); }
+void gelu_backward(const Node& n, const Tensor& g, Grads& w) {
+  const Tensor x = w.input(n, 0).out.contiguous();
+  Tensor gx = Tensor::empty(x.shape());
+  kernels().gelu_backward(gx.data(), x.data(), g.data(), u(x.numel()));
+  w.give(n, 0, gx, true);
+}
+
+// The scaled keep-mask (0 or 1/(1-p)), drawn when the node was recorded, is what the forward and
+// the backward multiply by: the same draw. p == 0: no mask, the identity.
+Tensor dropout_forward(const Node& n, const std::vector<Tensor>& in) {
+  return n.saved.defined() ? mul(in[0], n.saved) : in[0].contiguous();
+}
+Json dropout_attrs(const Node& n, const std::vector<Node>&) { return {{"p", static_cast<double>(n.attrs.p)}}; }
+std::string dropout_call(const Node& n, const std::vector<std::string>& args) {
+  return "dropout(" + args[0] + ", " + float_literal(n.attrs.p) + ")";
+}
+void dropout_backward(const Node& n, const Tensor& g, Grads& w) {
+  w.give(n, 0, n.saved.defined() ? mul(g, n.saved) : g, n.saved.defined());
+}
+
+Tensor masked_fill_forward(const Node& n, const std::vector<Tensor>& in) { return masked_fill(in[0], n.saved, n.attrs.fill); }
+Json masked_fill_attrs(const Node& n, const std::vector<Node>&) {
+  const Attrs& a = n.attrs;
+  return {{"fill", float_json(a.fill)},
+          {"window", a.window},
+          {"sink_tokens", a.sink_tokens},
+          {"causal", a.causal},
+          {"mask_input", a.causal ? Json(nullptr) : Json(a.mask_input)},
+          {"masked_where", a.causal ? "causal" : a.masked_where_zero ? "zero" : "nonzero"},
+          {"unsqueezed", a.mask_unsqueezed}};
+}
+std::string masked_fill_call(const Node& n, const std::vector<std::string>& args) {
+  const Attrs& a = n.attrs;
+  const auto i = [](int64_t v) { return std::to_string(v); };
+  if (a.window > 0)
+    return "masked_fill(" + args[0] + ", window_mask(positions, " + i(a.window) + ", " + i(a.sink_tokens) + "), " + float_literal(a.fill) + ")";
+  const std::string mask = a.causal ? "causal_mask(" + i(n.out.size(-2)) + ", " + i(n.out.size(-1)) + ")"
+                           : a.masked_where_zero ? "equal_zero(" + a.mask_input + ")"
+                                                 : a.mask_input + (a.mask_unsqueezed ? ".unsqueeze(1)" : "");
+  return "masked_fill(" + args[0] + ", " + mask + ", " + float_literal(a.fill) + ")";
+}
+void masked_fill_backward(const Node& n, const Tensor& g, Grads& w) { w.give(n, 0, masked_fill(g, n.saved, 0.f), true); }
+
+}  // namespace
+
+const OpDef add_op{"add", add_forward, no_attrs, plain_call, add_backward};
+const OpDef sub_op{"sub", sub_forward, no_attrs, plain_call, sub_backward};
+const OpDef exp_op{"exp", exp_forward, no_attrs, plain_call, exp_backward};
+const OpDef scale_op{"scale", scale_forward, scale_attrs, scale_call, scale_backward};
+const OpDef relu_op{"relu", relu_forward, no_attrs, plain_call, relu_backward};
+const OpDef gelu_op{"gelu", gelu_forward, no_attrs, plain_call, gelu_backward};
+const OpDef dropout_op{"dropout", dropout_forward, dropout_attrs, dropout_call, dropout_backward};
+const OpDef masked_fill_op{"masked_fill", masked_fill_forward, masked_fill_attrs, masked_fill_call, masked_fill_backward};
+
+Var add(Context& ctx, const Var& a, const Var& b) { return apply(ctx, Op::add, {a, b}); }
+Var sub(Context& ctx, const Var& a, const Var& b) { return apply(ctx, Op::sub, {a, b}); }
+Var exp(Context& ctx, const Var& x) { return apply(ctx, Op::exp, {x}); }
+
+Var div_scalar(Context& ctx, const Var& x, float s) {
+  Attrs a;
+  a.scale = s;
+  a.divide = true;
+  return apply(ctx, Op::scale, {x}, a);
+}
+
+Var mul_scalar(Context& ctx, const Var& x, float s) {
+  Attrs a;
+  a.scale = s;
+  return apply(ctx, Op::scale, {x}, a);
+}
+
+Var relu(Context& ctx, const Var& x) { return apply(ctx, Op::relu, {x}); }
+Var gelu(Context& ctx, const Var& x) { return apply(ctx, Op::gelu, {x}); }
+
+Var dropout(Context& ctx, const Var& x, float p) {
+  Attrs a;
+  a.p = p;
+  return apply(ctx, Op::dropout, {x}, a, p == 0.f ? Tensor() : dropout_mask(x.shape(), p, ctx.gen));
+}
+
+Var masked_fill(Context& ctx, const Var& x, const Tensor& mask, float fill, Attrs how) {
+  how.fill = fill;
+  return apply(ctx, Op::masked_fill, {x}, std::move(how), mask);
+}
+
+}  // namespace attn
