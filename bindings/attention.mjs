@@ -4,16 +4,25 @@
 //   result.outputs[0].data   // Float32Array, a copy owned by JS
 // run() owns the C++ Run object and deletes it before returning, so callers cannot leak. Errors
 // from the core arrive as JS Errors carrying the core's message; the module stays usable.
-// The WASM glue is build/wasm/attention.js (Embind, bindings.cpp beside this file). It loads one of
-// two builds of the core that differ only in their kernels: attention-relaxed.wasm, whose
-// multiply-adds are relaxed SIMD's f32x4.relaxed_madd (one fused instruction where the CPU has FMA:
-// the GEMMs run ~1.3x faster in Chromium), where the engine validates relaxed SIMD, and
-// attention.wasm (plain SIMD128: every engine, Node 20, the notebook) elsewhere.
+// The WASM glue is build/wasm/attention.js (Embind, bindings.cpp beside this file). Two builds of
+// the core give the same numbers to the bit (CMakeLists.txt; tests/node/builds.test.mjs): the
+// small one (attention*.wasm: link-time optimised, its bookkeeping built for size), which a page
+// downloads first, and the fast one (attention-fast*.wasm, its own glue attention-fast.js, imported
+// only when asked for), which the page's workers train and generate with. Each comes twice, as the
+// kernels differ: *-relaxed.wasm, whose multiply-adds are relaxed SIMD's f32x4.relaxed_madd (one
+// fused instruction where the CPU has FMA: the GEMMs run ~1.3x faster in Chromium), where the engine
+// validates relaxed SIMD, and plain SIMD128 (every engine, Node 20, the notebook) elsewhere.
 import createAttentionModule from '../build/wasm/attention.js';
 
 const wasmUrls = {
-  simd128: new URL('../build/wasm/attention.wasm', import.meta.url),
-  relaxed: new URL('../build/wasm/attention-relaxed.wasm', import.meta.url),
+  small: {
+    simd128: new URL('../build/wasm/attention.wasm', import.meta.url),
+    relaxed: new URL('../build/wasm/attention-relaxed.wasm', import.meta.url),
+  },
+  fast: {
+    simd128: new URL('../build/wasm/attention-fast.wasm', import.meta.url),
+    relaxed: new URL('../build/wasm/attention-fast-relaxed.wasm', import.meta.url),
+  },
 };
 
 // A module of one function that returns f32x4.relaxed_madd of three splatted zeros (0xfd 0x85 0x02):
@@ -194,16 +203,21 @@ export class AttentionCore {
   heapUsed() { return this._m.heapUsed(); }        // bytes allocated by malloc now
 }
 
-// options.wasmBinary: the core's bytes when the caller has them already (the notebook page carries
-// them inline: web/notebook.js); else they are fetched (read, under Node) from beside the glue.
-// options.simd: 'auto' (relaxed SIMD where the engine has it, and where attention-relaxed.wasm is
-// missing, as in the Python package, the plain build), 'relaxed' or 'simd128' (that build or an error).
-export async function loadAttention({ wasmBinary = null, simd = 'auto' } = {}) {
+// options.wasmBinary: the small build's bytes when the caller has them already (the notebook page
+// carries them inline: web/playground/notebook.js); else they are fetched (read, under Node) from
+// beside the glue. options.simd: 'auto' (relaxed SIMD where the engine has it, and where the
+// relaxed file is missing, as in the Python package, the plain build), 'relaxed' or 'simd128' (that
+// build or an error). options.fast: the full-speed build (the workers': a training step of a small
+// model ~8 % faster; the page's first view loads the small one).
+export async function loadAttention({ wasmBinary = null, simd = 'auto', fast = false } = {}) {
   if (!['auto', 'relaxed', 'simd128'].includes(simd)) throw new Error(`loadAttention: simd is '${simd}': it must be 'auto', 'relaxed' or 'simd128'`);
   if (simd === 'relaxed' && !hasRelaxedSimd()) throw new Error("loadAttention: simd is 'relaxed' but this engine does not validate relaxed SIMD (f32x4.relaxed_madd)");
+  if (fast && wasmBinary) throw new Error('loadAttention: wasmBinary is the small build\'s bytes: leave fast out with it');
+  const urls = fast ? wasmUrls.fast : wasmUrls.small;
   let bytes = wasmBinary;
   if (!bytes && simd !== 'simd128' && hasRelaxedSimd())
-    bytes = simd === 'relaxed' ? await wasmBytes(wasmUrls.relaxed) : await wasmBytes(wasmUrls.relaxed).catch(() => null);
-  const module = await createAttentionModule({ wasmBinary: bytes ?? await wasmBytes(wasmUrls.simd128) });
+    bytes = simd === 'relaxed' ? await wasmBytes(urls.relaxed) : await wasmBytes(urls.relaxed).catch(() => null);
+  const create = fast ? (await import('../build/wasm/attention-fast.js')).default : createAttentionModule;
+  const module = await create({ wasmBinary: bytes ?? await wasmBytes(urls.simd128) });
   return new AttentionCore(module);
 }

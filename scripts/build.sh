@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Builds the core twice, incrementally: natively (build/native: library, attention-cli, Catch2
-# tests) and to WebAssembly (build/wasm: attention.js + attention.wasm, and attention-relaxed.wasm:
-# the same core with relaxed-SIMD multiply-adds, scripts/relax-wasm.mjs) with Emscripten.
+# Builds the core, incrementally: natively (build/native: library, attention-cli, Catch2 tests) and
+# to WebAssembly with Emscripten (build/wasm: attention.js + attention.wasm, the small build the page
+# downloads first, and attention-fast.js + attention-fast.wasm, the fast one its workers use; each
+# also as *-relaxed.wasm, with relaxed-SIMD multiply-adds: scripts/relax-wasm.mjs).
 #   scripts/build.sh              native + wasm (npm start, npm run build)
 #   scripts/build.sh test         native + wasm + the native tests under ASan + UBSan (build/native-asan)
 set -euo pipefail
@@ -25,7 +26,7 @@ wasm() {
   export NODE_PATH=/usr/share/nodejs
   [[ -f build/wasm/CMakeCache.txt ]] || emcmake cmake -S . -B build/wasm -DCMAKE_BUILD_TYPE=Release >/dev/null
   cmake --build build/wasm -j "$jobs" -- --no-print-directory | grep -vE '^\[ *[0-9]+%\]|^(Consolidate|Scanning|Built target)' || true
-  test -f build/wasm/attention.wasm && test -f build/wasm/attention-relaxed.wasm
+  for f in attention attention-relaxed attention-fast attention-fast-relaxed; do test -f build/wasm/$f.wasm; done
 }
 
 # The sanitizer tree at -O1 with line tables only (-g1: stack traces keep file:line), as ASan's docs

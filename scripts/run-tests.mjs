@@ -46,7 +46,7 @@ if (!only || only === 'node') {
   // the relaxed-SIMD build (attention-relaxed.wasm) on the core's cases: Node 20 validates relaxed
   // SIMD behind this flag only (Chromium has it on: the browser pass runs that build too)
   suites.push(nodeTests('tests/node', 'wasm (relaxed SIMD) under Node', { ...process.env, ATTN_WASM_SIMD: 'relaxed' },
-    { only: ['core.test.mjs'], nodeArgs: ['--experimental-wasm-relaxed-simd'] }));
+    { only: ['core.test.mjs', 'builds.test.mjs'], nodeArgs: ['--experimental-wasm-relaxed-simd'] }));
 }
 const ENGINE_NAMES = { chromium: 'Chromium', firefox: 'Firefox' };
 const engines = !process.env.BROWSER || process.env.BROWSER === 'both' ? Object.keys(ENGINE_NAMES) : [process.env.BROWSER];

@@ -355,4 +355,234 @@ Tensor positional_encoding(int64_t T, int64_t C) {
   return pe;
 }
 
+
+namespace {
+
+// a op b where b is a's shape with some dims of size 1 (or fewer leading dims): right-aligned broadcast.
+template <class F>
+Tensor broadcast_binary(const Tensor& a_, const Tensor& b_, F f, const char* what) {
+  const Tensor a = a_.contiguous(), b = b_.contiguous();
+  const Shape& as = a.shape();
+  const Shape& bs = b.shape();
+  if (bs.size() > as.size()) fail(what, ": ", shape_str(bs), " has more dimensions than ", shape_str(as));
+  std::vector<int64_t> bstride(as.size(), 0);
+  int64_t s = 1;
+  for (size_t i = bs.size(); i-- > 0;) {
+    const size_t j = i + as.size() - bs.size();
+    if (bs[i] != as[j] && bs[i] != 1) fail(what, ": ", shape_str(bs), " cannot broadcast to ", shape_str(as));
+    bstride[j] = bs[i] == 1 ? 0 : s;
+    s *= bs[i];
+  }
+  Tensor out = Tensor::empty(as);
+  const int64_t n = a.numel(), nd = a.dim();
+  std::vector<int64_t> idx(static_cast<size_t>(nd), 0);
+  int64_t boff = 0;
+  const float* ap = a.data();
+  const float* bp = b.data();
+  float* op = out.data();
+  for (int64_t i = 0; i < n; ++i) {
+    op[i] = f(ap[i], bp[boff]);
+    for (int64_t d = nd - 1; d >= 0; --d) {
+      const size_t ud = static_cast<size_t>(d);
+      boff += bstride[ud];
+      if (++idx[ud] < as[ud]) break;
+      boff -= bstride[ud] * as[ud];
+      idx[ud] = 0;
+    }
+  }
+  return out;
+}
+
+int64_t wrap(int64_t d, int64_t rank) { return d < 0 ? d + rank : d; }
+
+}  // namespace
+
+Tensor add_broadcast(const Tensor& a, const Tensor& b) {
+  return a.shape() == b.shape() ? add(a, b) : broadcast_binary(a, b, [](float x, float y) { return x + y; }, "add");
+}
+
+Tensor sub_broadcast(const Tensor& a, const Tensor& b) {
+  return broadcast_binary(a, b, [](float x, float y) { return x - y; }, "sub");
+}
+
+Tensor exp(const Tensor& x) {
+  Tensor out = x.clone();
+  float* p = out.data();
+  for (int64_t i = 0; i < out.numel(); ++i) p[i] = std::exp(p[i]);
+  return out;
+}
+
+Tensor amax(const Tensor& x, int64_t dim) {
+  const int64_t nd = x.dim(), d = wrap(dim, nd);
+  const Tensor moved = x.transpose(d, nd - 1).contiguous();
+  Shape s = moved.shape();
+  const int64_t w = s.back(), rows = w ? moved.numel() / w : 0;
+  s.back() = 1;
+  Tensor m = Tensor::empty(s);
+  float* mp = m.data();
+  for (int64_t r = 0; r < rows; ++r) {
+    const float* row = moved.data() + r * w;
+    mp[r] = *std::max_element(row, row + w);
+  }
+  return m.transpose(d, nd - 1).contiguous();
+}
+
+Tensor amax_backward(const Tensor& g, const Tensor& x, const Tensor& m_, int64_t dim) {
+  const int64_t nd = x.dim(), d = wrap(dim, nd);
+  const Tensor xm = x.transpose(d, nd - 1).contiguous(), gm = g.transpose(d, nd - 1).contiguous();
+  const Tensor m = m_.transpose(d, nd - 1).contiguous();
+  Tensor gx = Tensor::zeros(xm.shape());
+  const int64_t S = xm.size(-1), rows = S ? xm.numel() / S : 0;
+  const float *mp = m.data(), *gp = gm.data();
+  float* gxp = gx.data();
+  for (int64_t r = 0; r < rows; ++r) {
+    const float* row = xm.data() + r * S;
+    int64_t ties = 0;
+    for (int64_t j = 0; j < S; ++j) ties += row[j] == mp[r];
+    for (int64_t j = 0; j < S; ++j)
+      if (row[j] == mp[r]) gxp[r * S + j] = gp[r] / static_cast<float>(ties);
+  }
+  return gx.transpose(d, nd - 1);
+}
+
+Tensor relu_backward(const Tensor& g_, const Tensor& y_) {
+  const Tensor g = g_.contiguous(), y = y_.contiguous();
+  Tensor out = Tensor::empty(g.shape());
+  float* o = out.data();
+  const float *gp = g.data(), *yp = y.data();
+  for (int64_t i = 0, n = g.numel(); i < n; ++i) o[i] = yp[i] > 0.f ? gp[i] : 0.f;
+  return out;
+}
+
+float mse_loss(const Tensor& a, const Tensor& target) {
+  const Tensor x = a.contiguous(), t = target.contiguous();
+  const float *xp = x.data(), *tp = t.data();
+  double acc = 0;
+  for (int64_t i = 0, k = x.numel(); i < k; ++i) {
+    const float d = xp[i] - tp[i];
+    acc += static_cast<double>(d) * d;
+  }
+  return static_cast<float>(acc / static_cast<double>(x.numel()));
+}
+
+Tensor mse_loss_backward(const Tensor& a, const Tensor& target, float g) {  // 2 (a - target) / numel * g
+  const float norm = 2.f / static_cast<float>(target.numel()) * g;
+  const Tensor x = a.contiguous(), t = target.contiguous();
+  Tensor diff = Tensor::empty(x.shape());
+  float* dp = diff.data();
+  for (int64_t i = 0, k = x.numel(); i < k; ++i) dp[i] = x.data()[i] - t.data()[i];
+  return mul_scalar(diff, norm);
+}
+
+float cross_entropy(const Tensor& logits, const std::vector<int64_t>& targets, int64_t ignore_index) {
+  const Tensor x = logits.contiguous();
+  const int64_t V = x.size(-1), N = V ? x.numel() / V : 0;
+  double acc = 0;
+  int64_t counted = 0;
+  for (int64_t r = 0; r < N; ++r) {
+    const int64_t t = targets[static_cast<size_t>(r)];
+    if (t == ignore_index) continue;
+    const float* row = x.data() + r * V;
+    const float m = *std::max_element(row, row + V);
+    double se = 0;
+    for (int64_t j = 0; j < V; ++j) se += std::exp(static_cast<double>(row[j] - m));
+    acc += std::log(se) + m - row[t];
+    ++counted;
+  }
+  return static_cast<float>(acc / static_cast<double>(counted));
+}
+
+// d(mean over counted rows of -log softmax(row)[t]) = (softmax(row) - onehot(t)) / counted
+Tensor cross_entropy_backward(const Tensor& logits, const std::vector<int64_t>& targets, int64_t ignore_index, float g) {
+  const Tensor x = logits.contiguous();
+  const int64_t V = x.size(-1), N = V ? x.numel() / V : 0;
+  int64_t counted = 0;
+  for (int64_t t : targets) counted += t != ignore_index;
+  const float scale = g / static_cast<float>(counted);
+  Tensor gx = Tensor::zeros(x.shape());
+  for (int64_t r = 0; r < N; ++r) {
+    const int64_t t = targets[static_cast<size_t>(r)];
+    if (t == ignore_index) continue;
+    float* row = gx.data() + r * V;
+    std::memcpy(row, x.data() + r * V, static_cast<size_t>(V) * sizeof(float));
+    kernels().softmax(row, static_cast<size_t>(V));
+    row[t] -= 1.f;
+    for (int64_t j = 0; j < V; ++j) row[j] *= scale;
+  }
+  return gx;
+}
+
+int64_t first_nan(const Tensor& x_) {
+  const Tensor x = x_.contiguous();
+  const float* p = x.data();
+  for (int64_t i = 0, n = x.numel(); i < n; ++i)
+    if (std::isnan(p[i])) return i;
+  return -1;
+}
+
+float sum(const Tensor& x_) {
+  const Tensor x = x_.contiguous();
+  const float* xp = x.data();
+  double acc = 0;
+  for (int64_t i = 0, k = x.numel(); i < k; ++i) acc += xp[i];
+  return static_cast<float>(acc);
+}
+
+void transpose_into(float* p, const float* a, int64_t rows, int64_t cols) {
+  constexpr int64_t kB = 32;
+  for (int64_t r0 = 0; r0 < rows; r0 += kB)
+    for (int64_t c0 = 0; c0 < cols; c0 += kB)
+      for (int64_t r = r0; r < std::min(rows, r0 + kB); ++r)
+        for (int64_t c = c0; c < std::min(cols, c0 + kB); ++c) p[c * rows + r] = a[r * cols + c];
+}
+
+void add_strided(const Tensor& dst, const Tensor& src_) {
+  const Tensor src = src_.contiguous();
+  const Shape& shape = dst.shape();
+  const int64_t nd = dst.dim(), n = dst.numel();
+  std::vector<int64_t> idx(static_cast<size_t>(nd), 0);
+  float* base = dst.base();
+  const float* s = src.data();
+  int64_t off = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    base[off] += s[i];
+    for (int64_t d = nd - 1; d >= 0; --d) {
+      off += dst.strides()[static_cast<size_t>(d)];
+      if (++idx[static_cast<size_t>(d)] < shape[static_cast<size_t>(d)]) break;
+      off -= dst.strides()[static_cast<size_t>(d)] * shape[static_cast<size_t>(d)];
+      idx[static_cast<size_t>(d)] = 0;
+    }
+  }
+}
+
+Tensor reduce_to(const Tensor& g, const Shape& shape) {
+  if (g.shape() == shape) return g;
+  Tensor out = Tensor::zeros(shape);
+  // A view of `out` broadcast to g's shape (stride 0 on the broadcast dims), then one strided add
+  // per element of g.
+  const Tensor gc = g.contiguous();
+  const Shape& gs = g.shape();
+  std::vector<int64_t> ostride(gs.size(), 0);
+  int64_t st = 1;
+  for (size_t i = shape.size(); i-- > 0;) {
+    const size_t j = i + gs.size() - shape.size();
+    ostride[j] = shape[i] == 1 ? 0 : st;
+    st *= shape[i];
+  }
+  std::vector<int64_t> idx(gs.size(), 0);
+  int64_t off = 0;
+  float* o = out.data();
+  const float* gp = gc.data();
+  for (int64_t i = 0, n = gc.numel(); i < n; ++i) {
+    o[off] += gp[i];
+    for (int64_t d = static_cast<int64_t>(gs.size()) - 1; d >= 0; --d) {
+      off += ostride[static_cast<size_t>(d)];
+      if (++idx[static_cast<size_t>(d)] < gs[static_cast<size_t>(d)]) break;
+      off -= ostride[static_cast<size_t>(d)] * gs[static_cast<size_t>(d)];
+      idx[static_cast<size_t>(d)] = 0;
+    }
+  }
+  return out;
+}
+
 }  // namespace attn

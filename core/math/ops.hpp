@@ -58,4 +58,31 @@ Tensor rope_rotate(const Tensor& x, const Tensor& cos, const Tensor& sin, float 
 // seed 002's PositionalEncoding table rows [0, T): (T, C), sin on even, cos on odd columns
 Tensor positional_encoding(int64_t T, int64_t C);
 
+// a + b and a - b, b of a's shape or broadcast to it (fewer leading dims, or dims of size 1)
+Tensor add_broadcast(const Tensor& a, const Tensor& b);
+Tensor sub_broadcast(const Tensor& a, const Tensor& b);
+Tensor exp(const Tensor& x);  // e^x elementwise
+// max over dim, keepdim; and its backward: g (x's shape with dim of size 1) to the maxima of each
+// row of x, shared evenly between ties (as torch.amax)
+Tensor amax(const Tensor& x, int64_t dim);
+Tensor amax_backward(const Tensor& g, const Tensor& x, const Tensor& m, int64_t dim);
+// g where y > 0 (relu's backward, from its output y)
+Tensor relu_backward(const Tensor& g, const Tensor& y);
+// Losses as F.mse_loss (mean) and F.cross_entropy (mean over the rows whose target is not
+// ignore_index; logits (..., V), one target per row; every target checked by the caller), and
+// their gradients times g (dL/dloss).
+float mse_loss(const Tensor& a, const Tensor& target);
+Tensor mse_loss_backward(const Tensor& a, const Tensor& target, float g);
+float cross_entropy(const Tensor& logits, const std::vector<int64_t>& targets, int64_t ignore_index);
+Tensor cross_entropy_backward(const Tensor& logits, const std::vector<int64_t>& targets, int64_t ignore_index, float g);
+float sum(const Tensor& x);  // in double, as PyTorch's CPU sum of a float tensor rounds once
+int64_t first_nan(const Tensor& x);  // the index of x's first NaN (row-major), -1 when none
+
+// For the backward passes (tape/ops/): g summed down to `shape` (a broadcast operand's gradient);
+// dst[idx] += src[idx] with dst a strided view (a slice of a gradient); a (rows x cols) matrix
+// transposed into p (cols x rows), in blocks that stay in L1.
+Tensor reduce_to(const Tensor& g, const Shape& shape);
+void add_strided(const Tensor& dst, const Tensor& src);
+void transpose_into(float* p, const float* a, int64_t rows, int64_t cols);
+
 }  // namespace attn

@@ -14,12 +14,21 @@
 #include <string>
 #include <vector>
 
+#include "math/ops.hpp"
 #include "tape/tape.hpp"
 
 namespace attn {
 
 using Json = nlohmann::json;
 class Grads;
+
+// A descriptor's attrs and call run once per step when a traced run ends, never in a loop: in the
+// WASM they are built for size (clang's minsize), beside forward and backward at full speed.
+#if defined(__clang__)
+#define ATTN_SMALL __attribute__((minsize))
+#else
+#define ATTN_SMALL
+#endif
 
 struct OpDef {
   using Forward = Tensor (*)(const Node& n, const std::vector<Tensor>& in);
@@ -66,24 +75,6 @@ class Grads {
   // Adds g to input i's gradient. fresh: g is a new packed tensor nobody else holds (kept as is).
   void give(const Node& n, size_t i, Tensor g, bool fresh);
 };
-
-// Backward helpers shared by several ops (autograd.cpp).
-// g summed down to `shape` (a's trailing dims, or dims of size 1): the gradient of a broadcast operand.
-Tensor reduce_to(const Tensor& g, const Shape& shape);
-// dst[idx] += src[idx] over every index; dst may be a strided view (a slice of a gradient).
-void add_strided(const Tensor& dst, const Tensor& src);
-// (rows x cols) row-major -> its transpose, packed (cols x rows)
-void transpose_into(float* p, const float* a, int64_t rows, int64_t cols);
-// out[i] = f(g[i], other[i]) elementwise
-template <class F>
-Tensor map2(const Tensor& g, const Tensor& other, F f) {
-  const Tensor o = other.contiguous();
-  Tensor out = Tensor::empty(g.shape());
-  float* dst = out.data();
-  const float *gp = g.data(), *op = o.data();
-  for (int64_t i = 0, n = g.numel(); i < n; ++i) dst[i] = f(gp[i], op[i]);
-  return out;
-}
 
 // A tape function's body (tape/ops/*.cpp): the op's output from its descriptor's forward, then,
 // when the context records, one node holding it. in: the inputs' Vars in argument order.

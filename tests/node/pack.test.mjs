@@ -19,7 +19,8 @@ test('npm pack gives an installable package: the element and the JS API', { time
   const [info] = JSON.parse(execFileSync('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', tmp], { cwd: root, encoding: 'utf8' }));
   const files = new Set(info.files.map((f) => f.path));
   for (const f of ['package.json', 'README.md', 'dist/attention-playground.js', 'dist/index.html', 'dist/examples/lesson.html',
-    'bindings/attention.mjs', 'bindings/cli.mjs', 'build/wasm/attention.js', 'build/wasm/attention.wasm', 'build/wasm/attention-relaxed.wasm']) {
+    'bindings/attention.mjs', 'bindings/cli.mjs', 'build/wasm/attention.js', 'build/wasm/attention.wasm', 'build/wasm/attention-relaxed.wasm',
+    'build/wasm/attention-fast.js', 'build/wasm/attention-fast.wasm', 'build/wasm/attention-fast-relaxed.wasm']) {
     assert.ok(files.has(f), `${f} is in the package`);
   }
   for (const f of files) assert.doesNotMatch(f, /^(tests|core|scripts|node_modules|build\/native)\//, `${f} is not shipped`);

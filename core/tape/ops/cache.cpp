@@ -24,11 +24,11 @@ Tensor cache_append_forward(const Node& n, const std::vector<Tensor>& in) {
   }
   return out;
 }
-Json cache_append_attrs(const Node& n, const std::vector<Node>&) {
+ATTN_SMALL Json cache_append_attrs(const Node& n, const std::vector<Node>&) {
   const Attrs& a = n.attrs;
   return {{"cache", a.cache}, {"cached", a.cached}, {"new", n.out.size(2) - a.cached}, {"capacity", a.capacity}, {"dim", 2}};
 }
-std::string cache_append_call(const Node& n, const std::vector<std::string>& args) {
+ATTN_SMALL std::string cache_append_call(const Node& n, const std::vector<std::string>& args) {
   return "cache_append(" + n.attrs.cache + "_cache, " + args[0] + ")";
 }
 void cache_append_backward(const Node& n, const Tensor& g, Grads& w) {

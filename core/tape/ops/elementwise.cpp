@@ -1,7 +1,6 @@
 // Elementwise ops: add and sub (b broadcast right-aligned), exp, scaling by a float, relu, gelu,
-// dropout (its drawn mask kept on the node) and masked_fill (its mask kept on the node).
-#include <cmath>
-
+// dropout (its drawn mask kept on the node) and masked_fill (its mask kept on the node). Their
+// loops are math/ops.cpp's.
 #include "base/error.hpp"
 #include "kernels/kernels.hpp"
 #include "math/ops.hpp"
@@ -14,73 +13,28 @@ namespace {
 
 size_t u(int64_t v) { return static_cast<size_t>(v); }
 
-// a op b where b is a's shape with some dims of size 1 (or fewer leading dims): right-aligned broadcast.
-template <class F>
-Tensor broadcast_binary(const Tensor& a_, const Tensor& b_, F f, const char* what) {
-  const Tensor a = a_.contiguous(), b = b_.contiguous();
-  const Shape& as = a.shape();
-  const Shape& bs = b.shape();
-  if (bs.size() > as.size()) fail(what, ": ", shape_str(bs), " has more dimensions than ", shape_str(as));
-  std::vector<int64_t> bstride(as.size(), 0);
-  int64_t s = 1;
-  for (size_t i = bs.size(); i-- > 0;) {
-    const size_t j = i + as.size() - bs.size();
-    if (bs[i] != as[j] && bs[i] != 1) fail(what, ": ", shape_str(bs), " cannot broadcast to ", shape_str(as));
-    bstride[j] = bs[i] == 1 ? 0 : s;
-    s *= bs[i];
-  }
-  Tensor out = Tensor::empty(as);
-  const int64_t n = a.numel(), nd = a.dim();
-  std::vector<int64_t> idx(u(nd), 0);
-  int64_t boff = 0;
-  const float* ap = a.data();
-  const float* bp = b.data();
-  float* op = out.data();
-  for (int64_t i = 0; i < n; ++i) {
-    op[i] = f(ap[i], bp[boff]);
-    for (int64_t d = nd - 1; d >= 0; --d) {
-      boff += bstride[u(d)];
-      if (++idx[u(d)] < as[u(d)]) break;
-      boff -= bstride[u(d)] * as[u(d)];
-      idx[u(d)] = 0;
-    }
-  }
-  return out;
-}
-
-Tensor add_forward(const Node&, const std::vector<Tensor>& in) {
-  return in[0].shape() == in[1].shape() ? add(in[0], in[1]) : broadcast_binary(in[0], in[1], [](float x, float y) { return x + y; }, "add");
-}
+Tensor add_forward(const Node&, const std::vector<Tensor>& in) { return add_broadcast(in[0], in[1]); }
 void add_backward(const Node& n, const Tensor& g, Grads& w) {
   w.give(n, 0, g, false);
   w.give(n, 1, reduce_to(g, w.input(n, 1).out.shape()), false);
 }
 
-Tensor sub_forward(const Node&, const std::vector<Tensor>& in) {
-  return broadcast_binary(in[0], in[1], [](float x, float y) { return x - y; }, "sub");
-}
+Tensor sub_forward(const Node&, const std::vector<Tensor>& in) { return sub_broadcast(in[0], in[1]); }
 void sub_backward(const Node& n, const Tensor& g, Grads& w) {
   w.give(n, 0, g, false);
   w.give(n, 1, mul_scalar(reduce_to(g, w.input(n, 1).out.shape()), -1.f), true);
 }
 
-Tensor exp_forward(const Node&, const std::vector<Tensor>& in) {
-  Tensor out = in[0].clone();
-  float* p = out.data();
-  for (int64_t i = 0; i < out.numel(); ++i) p[i] = std::exp(p[i]);
-  return out;
-}
-void exp_backward(const Node& n, const Tensor& g, Grads& w) {
-  w.give(n, 0, map2(g, n.out, [](float gi, float y) { return gi * y; }), true);
-}
+Tensor exp_forward(const Node&, const std::vector<Tensor>& in) { return exp(in[0]); }
+void exp_backward(const Node& n, const Tensor& g, Grads& w) { w.give(n, 0, mul(g, n.out), true); }
 
 Tensor scale_forward(const Node& n, const std::vector<Tensor>& in) {
   return n.attrs.divide ? div_scalar(in[0], n.attrs.scale) : mul_scalar(in[0], n.attrs.scale);
 }
-Json scale_attrs(const Node& n, const std::vector<Node>&) {
+ATTN_SMALL Json scale_attrs(const Node& n, const std::vector<Node>&) {
   return {{"scale", static_cast<double>(n.attrs.scale)}, {"divide", n.attrs.divide}};
 }
-std::string scale_call(const Node& n, const std::vector<std::string>& args) {
+ATTN_SMALL std::string scale_call(const Node& n, const std::vector<std::string>& args) {
   return std::string(n.attrs.divide ? "div_scalar(" : "mul_scalar(") + args[0] + ", " + float_literal(n.attrs.scale) + ")";
 }
 void scale_backward(const Node& n, const Tensor& g, Grads& w) {
@@ -88,9 +42,7 @@ void scale_backward(const Node& n, const Tensor& g, Grads& w) {
 }
 
 Tensor relu_forward(const Node&, const std::vector<Tensor>& in) { return relu(in[0]); }
-void relu_backward(const Node& n, const Tensor& g, Grads& w) {
-  w.give(n, 0, map2(g, n.out, [](float gi, float y) { return y > 0.f ? gi : 0.f; }), true);
-}
+void relu_grad(const Node& n, const Tensor& g, Grads& w) { w.give(n, 0, relu_backward(g, n.out), true); }
 
 Tensor gelu_forward(const Node&, const std::vector<Tensor>& in) { return gelu(in[0]); }
 void gelu_backward(const Node& n, const Tensor& g, Grads& w) {
@@ -105,8 +57,8 @@ void gelu_backward(const Node& n, const Tensor& g, Grads& w) {
 Tensor dropout_forward(const Node& n, const std::vector<Tensor>& in) {
   return n.saved.defined() ? mul(in[0], n.saved) : in[0].contiguous();
 }
-Json dropout_attrs(const Node& n, const std::vector<Node>&) { return {{"p", static_cast<double>(n.attrs.p)}}; }
-std::string dropout_call(const Node& n, const std::vector<std::string>& args) {
+ATTN_SMALL Json dropout_attrs(const Node& n, const std::vector<Node>&) { return {{"p", static_cast<double>(n.attrs.p)}}; }
+ATTN_SMALL std::string dropout_call(const Node& n, const std::vector<std::string>& args) {
   return "dropout(" + args[0] + ", " + float_literal(n.attrs.p) + ")";
 }
 void dropout_backward(const Node& n, const Tensor& g, Grads& w) {
@@ -114,7 +66,7 @@ void dropout_backward(const Node& n, const Tensor& g, Grads& w) {
 }
 
 Tensor masked_fill_forward(const Node& n, const std::vector<Tensor>& in) { return masked_fill(in[0], n.saved, n.attrs.fill); }
-Json masked_fill_attrs(const Node& n, const std::vector<Node>&) {
+ATTN_SMALL Json masked_fill_attrs(const Node& n, const std::vector<Node>&) {
   const Attrs& a = n.attrs;
   return {{"fill", float_json(a.fill)},
           {"window", a.window},
@@ -124,7 +76,7 @@ Json masked_fill_attrs(const Node& n, const std::vector<Node>&) {
           {"masked_where", a.causal ? "causal" : a.masked_where_zero ? "zero" : "nonzero"},
           {"unsqueezed", a.mask_unsqueezed}};
 }
-std::string masked_fill_call(const Node& n, const std::vector<std::string>& args) {
+ATTN_SMALL std::string masked_fill_call(const Node& n, const std::vector<std::string>& args) {
   const Attrs& a = n.attrs;
   const auto i = [](int64_t v) { return std::to_string(v); };
   if (a.window > 0)
@@ -142,7 +94,7 @@ const OpDef add_op{"add", add_forward, no_attrs, plain_call, add_backward};
 const OpDef sub_op{"sub", sub_forward, no_attrs, plain_call, sub_backward};
 const OpDef exp_op{"exp", exp_forward, no_attrs, plain_call, exp_backward};
 const OpDef scale_op{"scale", scale_forward, scale_attrs, scale_call, scale_backward};
-const OpDef relu_op{"relu", relu_forward, no_attrs, plain_call, relu_backward};
+const OpDef relu_op{"relu", relu_forward, no_attrs, plain_call, relu_grad};
 const OpDef gelu_op{"gelu", gelu_forward, no_attrs, plain_call, gelu_backward};
 const OpDef dropout_op{"dropout", dropout_forward, dropout_attrs, dropout_call, dropout_backward};
 const OpDef masked_fill_op{"masked_fill", masked_fill_forward, masked_fill_attrs, masked_fill_call, masked_fill_backward};

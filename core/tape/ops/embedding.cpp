@@ -13,11 +13,11 @@ size_t u(int64_t v) { return static_cast<size_t>(v); }
 
 // attrs.shape: the rows the ids fill, (rows...) -> (rows..., d)
 Tensor embedding_forward(const Node& n, const std::vector<Tensor>& in) { return embedding(in[0], n.ids, n.attrs.shape); }
-Json embedding_attrs(const Node& n, const std::vector<Node>& nodes) {
+ATTN_SMALL Json embedding_attrs(const Node& n, const std::vector<Node>& nodes) {
   return {{"weight", param_name(n, nodes, 0)}, {"ids_input", n.attrs.ids_input.empty() ? Json(nullptr) : Json(n.attrs.ids_input)},
           {"embedding_dim", n.out.size(-1)}};
 }
-std::string embedding_call(const Node& n, const std::vector<std::string>& args) {
+ATTN_SMALL std::string embedding_call(const Node& n, const std::vector<std::string>& args) {
   return "embedding(" + args[0] + ", " + (n.attrs.ids_input.empty() ? "ids" : n.attrs.ids_input) + ")";
 }
 void embedding_backward(const Node& n, const Tensor& g, Grads& w) {
@@ -33,10 +33,10 @@ void embedding_backward(const Node& n, const Tensor& g, Grads& w) {
 Tensor positional_encoding_forward(const Node& n, const std::vector<Tensor>&) {
   return positional_encoding(n.attrs.shape[1], n.attrs.shape[2]).unsqueeze(0);
 }
-Json positional_encoding_attrs(const Node& n, const std::vector<Node>&) {
+ATTN_SMALL Json positional_encoding_attrs(const Node& n, const std::vector<Node>&) {
   return {{"seq_len", n.attrs.shape[1]}, {"emb_dim", n.attrs.shape[2]}};
 }
-std::string positional_encoding_call(const Node& n, const std::vector<std::string>&) {
+ATTN_SMALL std::string positional_encoding_call(const Node& n, const std::vector<std::string>&) {
   return "positional_encoding(" + std::to_string(n.attrs.shape[1]) + ", " + std::to_string(n.attrs.shape[2]) + ")";
 }
 

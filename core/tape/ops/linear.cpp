@@ -14,7 +14,7 @@ size_t u(int64_t v) { return static_cast<size_t>(v); }
 
 Tensor linear_forward(const Node&, const std::vector<Tensor>& in) { return linear(in[0], in[1], in[2]); }
 
-Json linear_attrs(const Node& n, const std::vector<Node>& nodes) {
+ATTN_SMALL Json linear_attrs(const Node& n, const std::vector<Node>& nodes) {
   const Tensor& w = nodes[u(n.in[1])].out;
   return {{"weight", param_name(n, nodes, 1)}, {"bias", param_name(n, nodes, 2)}, {"in_features", w.size(1)}, {"out_features", w.size(0)}};
 }
@@ -46,9 +46,9 @@ Tensor matmul_forward(const Node& n, const std::vector<Tensor>& in) {
   return n.attrs.transpose_b ? matmul(in[0], in[1].contiguous().transpose(-2, -1)) : matmul(in[0], in[1]);
 }
 
-Json matmul_attrs(const Node& n, const std::vector<Node>&) { return {{"transpose_b", n.attrs.transpose_b}}; }
+ATTN_SMALL Json matmul_attrs(const Node& n, const std::vector<Node>&) { return {{"transpose_b", n.attrs.transpose_b}}; }
 
-std::string matmul_call(const Node& n, const std::vector<std::string>& args) {
+ATTN_SMALL std::string matmul_call(const Node& n, const std::vector<std::string>& args) {
   return std::string(n.attrs.transpose_b ? "matmul_bt(" : "matmul(") + args[0] + ", " + args[1] + ")";
 }
 

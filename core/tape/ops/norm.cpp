@@ -11,7 +11,7 @@ namespace {
 size_t u(int64_t v) { return static_cast<size_t>(v); }
 
 Tensor layer_norm_forward(const Node& n, const std::vector<Tensor>& in) { return layer_norm(in[0], in[1], in[2], n.attrs.eps); }
-Json layer_norm_attrs(const Node& n, const std::vector<Node>& nodes) {
+ATTN_SMALL Json layer_norm_attrs(const Node& n, const std::vector<Node>& nodes) {
   return {{"weight", param_name(n, nodes, 1)}, {"bias", param_name(n, nodes, 2)}, {"eps", static_cast<double>(n.attrs.eps)}};
 }
 void layer_norm_backward(const Node& n, const Tensor& g, Grads& w) {

@@ -34,10 +34,10 @@ Tensor rope_table_forward(const Node& n, const std::vector<Tensor>&) {
     }
   return t;
 }
-Json rope_table_attrs(const Node& n, const std::vector<Node>&) {
+ATTN_SMALL Json rope_table_attrs(const Node& n, const std::vector<Node>&) {
   return {{"table", n.attrs.sine ? "sin" : "cos"}, {"base", n.attrs.base}, {"d_head", n.out.size(1)}, {"positions", n.ids}};
 }
-std::string rope_table_call(const Node& n, const std::vector<std::string>&) {
+ATTN_SMALL std::string rope_table_call(const Node& n, const std::vector<std::string>&) {
   return std::string("rope_table(positions, ") + std::to_string(n.out.size(1)) + ", " + float_literal(static_cast<float>(n.attrs.base)) +
          (n.attrs.sine ? ", sin)" : ", cos)");
 }
@@ -60,8 +60,8 @@ Tensor repeat_kv_forward(const Node& n, const std::vector<Tensor>& in) {
         std::copy_n(xc.data() + (b * Hk + h) * block, block, out.data() + ((b * Hk + h) * reps + r) * block);
   return out;
 }
-Json repeat_kv_attrs(const Node& n, const std::vector<Node>&) { return {{"repeats", n.attrs.repeats}, {"dim", 1}}; }
-std::string repeat_kv_call(const Node& n, const std::vector<std::string>& args) {
+ATTN_SMALL Json repeat_kv_attrs(const Node& n, const std::vector<Node>&) { return {{"repeats", n.attrs.repeats}, {"dim", 1}}; }
+ATTN_SMALL std::string repeat_kv_call(const Node& n, const std::vector<std::string>& args) {
   return "repeat_kv(" + args[0] + ", " + std::to_string(n.attrs.repeats) + ")";
 }
 // each kv head's gradient sums its n copies'
@@ -91,12 +91,12 @@ Tensor alibi_bias_forward(const Node& n, const std::vector<Tensor>&) {
   }
   return bias;
 }
-Json alibi_bias_attrs(const Node& n, const std::vector<Node>&) {
+ATTN_SMALL Json alibi_bias_attrs(const Node& n, const std::vector<Node>&) {
   Json slopes = Json::array();
   for (int64_t h = 0; h < n.out.size(0); ++h) slopes.push_back(static_cast<double>(n.saved.data()[h]));
   return {{"heads", n.out.size(0)}, {"slopes", slopes}, {"positions", n.ids}, {"seq_q", n.out.size(1)}, {"seq_k", n.out.size(2)}};
 }
-std::string alibi_bias_call(const Node& n, const std::vector<std::string>&) {
+ATTN_SMALL std::string alibi_bias_call(const Node& n, const std::vector<std::string>&) {
   return "alibi_bias(positions, " + std::to_string(n.out.size(0)) + ")";
 }
 

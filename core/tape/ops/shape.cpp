@@ -10,13 +10,13 @@ namespace attn {
 namespace {
 
 int64_t wrap_dim(int64_t d, int64_t rank) { return d < 0 ? d + rank : d; }
-std::string str(int64_t v) { return std::to_string(v); }
-std::string list(const std::vector<int64_t>& v) {
+ATTN_SMALL std::string str(int64_t v) { return std::to_string(v); }
+ATTN_SMALL std::string list(const std::vector<int64_t>& v) {
   std::string s;
   for (size_t k = 0; k < v.size(); ++k) s += (k ? ", " : "") + str(v[k]);
   return s;
 }
-std::string args_list(const std::vector<std::string>& args) {
+ATTN_SMALL std::string args_list(const std::vector<std::string>& args) {
   std::string s;
   for (const std::string& a : args)
     if (!a.empty()) s += (s.empty() ? "" : ", ") + a;
@@ -29,8 +29,8 @@ Tensor split_heads_forward(const Node& n, const std::vector<Tensor>& in) {
   const int64_t B = x.size(0), T = x.size(1), H = n.attrs.heads, D = x.size(2) / H;
   return x.contiguous().view({B, T, H, D}).transpose(1, 2);
 }
-Json heads_attrs(const Node& n, const std::vector<Node>&) { return {{"heads", n.attrs.heads}}; }
-std::string split_heads_call(const Node& n, const std::vector<std::string>& args) {
+ATTN_SMALL Json heads_attrs(const Node& n, const std::vector<Node>&) { return {{"heads", n.attrs.heads}}; }
+ATTN_SMALL std::string split_heads_call(const Node& n, const std::vector<std::string>& args) {
   return "split_heads(" + args[0] + ", " + str(n.attrs.heads) + ")";
 }
 void split_heads_backward(const Node& n, const Tensor& g, Grads& w) {  // (B,H,T,D) -> (B,T,H*D)
@@ -48,13 +48,13 @@ void merge_heads_backward(const Node& n, const Tensor& g, Grads& w) {  // (B,T,H
 }
 
 Tensor view_forward(const Node& n, const std::vector<Tensor>& in) { return in[0].contiguous().view(n.attrs.shape); }
-Json view_attrs(const Node& n, const std::vector<Node>&) { return {{"shape", n.attrs.shape}}; }
-std::string view_call(const Node& n, const std::vector<std::string>& args) { return "view(" + args[0] + ", {" + list(n.attrs.shape) + "})"; }
+ATTN_SMALL Json view_attrs(const Node& n, const std::vector<Node>&) { return {{"shape", n.attrs.shape}}; }
+ATTN_SMALL std::string view_call(const Node& n, const std::vector<std::string>& args) { return "view(" + args[0] + ", {" + list(n.attrs.shape) + "})"; }
 void view_backward(const Node& n, const Tensor& g, Grads& w) { w.give(n, 0, g.view(w.input(n, 0).out.shape()), false); }
 
 Tensor transpose_forward(const Node& n, const std::vector<Tensor>& in) { return in[0].transpose(n.attrs.dim0, n.attrs.dim1); }
-Json transpose_attrs(const Node& n, const std::vector<Node>&) { return {{"dim0", n.attrs.dim0}, {"dim1", n.attrs.dim1}}; }
-std::string transpose_call(const Node& n, const std::vector<std::string>& args) {
+ATTN_SMALL Json transpose_attrs(const Node& n, const std::vector<Node>&) { return {{"dim0", n.attrs.dim0}, {"dim1", n.attrs.dim1}}; }
+ATTN_SMALL std::string transpose_call(const Node& n, const std::vector<std::string>& args) {
   return "transpose(" + args[0] + ", " + str(n.attrs.dim0) + ", " + str(n.attrs.dim1) + ")";
 }
 void transpose_backward(const Node& n, const Tensor& g, Grads& w) { w.give(n, 0, g.transpose(n.attrs.dim0, n.attrs.dim1), false); }
@@ -71,12 +71,12 @@ Tensor chunk_forward(const Node& n, const std::vector<Tensor>& in) {
   const auto [start, width] = slice_of(n.attrs, in[0].size(d));
   return in[0].slice(d, start, start + width);
 }
-Json chunk_attrs(const Node& n, const std::vector<Node>&) {
+ATTN_SMALL Json chunk_attrs(const Node& n, const std::vector<Node>&) {
   const Attrs& a = n.attrs;
   if (!a.sizes.empty()) return {{"chunks", a.chunks}, {"index", a.index}, {"dim", a.dim}, {"sizes", a.sizes}};
   return {{"chunks", a.chunks}, {"index", a.index}, {"dim", a.dim}};
 }
-std::string chunk_call(const Node& n, const std::vector<std::string>& args) {
+ATTN_SMALL std::string chunk_call(const Node& n, const std::vector<std::string>& args) {
   const Attrs& a = n.attrs;
   if (a.sizes.empty()) return "chunk(" + args[0] + ", " + str(a.chunks) + ", " + str(a.index) + ", " + str(a.dim) + ")";
   return "split(" + args[0] + ", {" + list(a.sizes) + "}, " + str(a.index) + ", " + str(a.dim) + ")";
@@ -91,8 +91,8 @@ void chunk_backward(const Node& n, const Tensor& g, Grads& w) {  // the slice's 
 }
 
 Tensor concat_forward(const Node&, const std::vector<Tensor>& in) { return cat_last(in); }
-Json concat_attrs(const Node&, const std::vector<Node>&) { return {{"dim", -1}}; }
-std::string concat_call(const Node&, const std::vector<std::string>& args) { return "concat({" + args_list(args) + "})"; }
+ATTN_SMALL Json concat_attrs(const Node&, const std::vector<Node>&) { return {{"dim", -1}}; }
+ATTN_SMALL std::string concat_call(const Node&, const std::vector<std::string>& args) { return "concat({" + args_list(args) + "})"; }
 void concat_backward(const Node& n, const Tensor& g, Grads& w) {
   int64_t col = 0;
   for (size_t i = 0; i < n.in.size(); ++i) {
@@ -103,8 +103,8 @@ void concat_backward(const Node& n, const Tensor& g, Grads& w) {
 }
 
 Tensor stack_forward(const Node& n, const std::vector<Tensor>& in) { return stack(in, n.attrs.dim); }
-Json dim_attrs(const Node& n, const std::vector<Node>&) { return {{"dim", n.attrs.dim}}; }
-std::string stack_call(const Node& n, const std::vector<std::string>& args) {
+ATTN_SMALL Json dim_attrs(const Node& n, const std::vector<Node>&) { return {{"dim", n.attrs.dim}}; }
+ATTN_SMALL std::string stack_call(const Node& n, const std::vector<std::string>& args) {
   return "stack({" + args_list(args) + "}, " + str(n.attrs.dim) + ")";
 }
 void stack_backward(const Node& n, const Tensor& g, Grads& w) {
