@@ -194,6 +194,18 @@ export class AttentionCore {
     if (out.error) throw new Error(out.error);
     return out.tensors;
   }
+  // The mask rule of a causal attention with a sliding window and sinks (core/tape/graph.hpp
+  // window_mask), for T queries and S keys at positions 0.. : a (T, S) Float32Array, 1 = masked.
+  // window 0: no window; causal false and window 0: nothing masked.
+  attentionMask(T, S, { causal = true, window = 0, sinkTokens = 0 } = {}) {
+    return this._m.attentionMask(T, S, !!causal, window, sinkTokens);
+  }
+  // The probabilities the next token is drawn from, given the last position's logits (a
+  // Float32Array of V): / temperature (0: none, greedy), top_k (0 or null: none), top_p (0 or
+  // null: none), softmax, exactly as a scenario's "generate" filters them (core/run/generate.hpp).
+  nextTokenDistribution(logits, { temperature = 1, top_k = 0, top_p = 0 } = {}) {
+    return this._m.nextTokenDistribution(logits, temperature, top_k ?? 0, top_p ?? 0);
+  }
   version() { return this._m.version(); }
   kernels() { return this._m.kernelsName(); }
   // The kernel table and the GEMM register tiles it timed fastest on this machine at start-up.

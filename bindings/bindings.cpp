@@ -18,6 +18,7 @@
 #include "base/safetensors.hpp"
 #include "scenario/scenario.hpp"
 #include "scenario/session.hpp"
+#include "tape/graph.hpp"
 
 using namespace emscripten;
 
@@ -249,6 +250,28 @@ std::string safetensors_listing(val bytes) {
     return nlohmann::json({{"error", e.what()}}).dump();
   }
 }
+// A copy (a Float32Array of its own) of a packed tensor's values.
+val copied(const attn::Tensor& t) { return view(t).call<val>("slice"); }
+
+// The attention rule of a causal window with sinks (tape/graph.hpp window_mask) for T queries at
+// positions 0..T-1 and S keys at 0..S-1: (T, S), 1 = masked. The page draws masked cells from it.
+val attention_mask(int T, int S, bool causal, int window, int sink_tokens) {
+  std::vector<int64_t> q(static_cast<size_t>(std::max(T, 0))), k(static_cast<size_t>(std::max(S, 0)));
+  for (size_t i = 0; i < q.size(); ++i) q[i] = static_cast<int64_t>(i);
+  for (size_t j = 0; j < k.size(); ++j) k[j] = static_cast<int64_t>(j);
+  return copied(attn::window_mask(q, k, causal, window, sink_tokens));
+}
+
+// The probabilities the next token is drawn from, given the last logits (run/generate.hpp
+// next_token_distribution: temperature, top_k, top_p as a scenario's "generate" sets them; 0 = off).
+val next_token_distribution(val logits, double temperature, int top_k, double top_p) {
+  std::vector<float> v = convertJSArrayToNumberVector<float>(logits);
+  attn::GenerateSpec spec;
+  spec.temperature = temperature, spec.top_k = top_k, spec.top_p = top_p;
+  attn::next_token_distribution(v.data(), static_cast<int64_t>(v.size()), spec);
+  return copied(attn::Tensor::from({static_cast<int64_t>(v.size())}, v));
+}
+
 // Bytes malloc has handed out and not had back: leak checks compare it across many runs.
 double heap_used() { return static_cast<double>(mallinfo().uordblks); }
 
@@ -292,4 +315,6 @@ EMSCRIPTEN_BINDINGS(attention) {
   function("setUseSimd", &attn::set_use_simd);
   function("heapUsed", &heap_used);
   function("safetensorsListing", &safetensors_listing);
+  function("attentionMask", &attention_mask);
+  function("nextTokenDistribution", &next_token_distribution);
 }

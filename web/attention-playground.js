@@ -11,7 +11,7 @@
 // Each element is the full page (index.html beside this script) in an iframe inside its own
 // shadow root: no CSS leaks in or out, any number of them on one page, each with its own core.
 // Works under `default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'`.
-import { schema } from './state.js';
+import { schema } from './app/state.js';
 
 // Beside this script (built from a string so that bundlers leave the page itself alone).
 const PAGE = new URL('index.html', import.meta.url.replace(/[^/]*$/, ''));

@@ -1,31 +1,29 @@
-// The page's startup, as a list of named calls: hooks, language, core, link, page, controls,
-// events, training mode, Generate mode, first recompute. page.js holds the one state and its one direction (state → plan →
-// core → typed steps → views); events.js wires the inputs to it; link.js reads and writes the
-// URL; train-page.js runs training mode; hooks.js is what tests see (window.playground).
-// README "How a keystroke flows".
+// The page's startup, as a list of named calls: hooks, language, core, link, page, modes, ready.
+// app/page.js holds the one state; app/modes.js the modes it opens (the playground always; training
+// and Generate mode when the state says, their code loaded then); app/hooks.js is what tests see
+// (window.playground). README "How a keystroke flows".
 import { loadAttention } from '../bindings/attention.mjs';
-import { buildControls, wireEvents } from './events.js';
-import { exposeHooks } from './hooks.js';
+import { exposeHooks } from './app/hooks.js';
+import { readLink } from './app/link.js';
+import { createPage, openModes, relabel } from './app/page.js';
+import { fromHash } from './app/state.js';
+import { setWeights } from './app/weights.js';
 import { i18nText, lang, pickLang, setLang, translatePage } from './i18n.js';
-import { readLink } from './link.js';
-import { notebookData, notebookLink, notebookWasm, startNotebook } from './notebook.js';
-import { createPage, recompute } from './page.js';
-import { fromHash } from './state.js';
-import { buildGeneration } from './generate-page.js';
-import { buildTraining } from './train-page.js';
+import { notebookData, notebookGiven, notebookLink, notebookWasm, notebookWeights } from './playground/notebook.js';
 
 // The language: the link's `lang` (or the notebook's), else the browser's (i18n.js). Static texts
-// follow at once and the switch works while the core loads; onSwitch is the page's relabel once it is built.
-function startLanguage(wanted = fromHash(location.hash).lang) {
-  const language = { onSwitch: () => {} };
-  setLang(pickLang(wanted, navigator.languages));
+// follow as soon as its dictionary is there, and the switch works while the core loads; once the
+// page is built, a switch also relabels every open mode.
+async function startLanguage(wanted = fromHash(location.hash).lang) {
+  const language = { page: null, current: lang };
+  await setLang(pickLang(wanted, navigator.languages));
   translatePage();
   const select = document.getElementById('lang-select');
   select.value = lang();
-  select.addEventListener('change', () => {
-    setLang(select.value);
+  select.addEventListener('change', async () => {
+    await setLang(select.value);
     translatePage();
-    language.onSwitch();
+    if (language.page) relabel(language.page);
   });
   return language;
 }
@@ -45,7 +43,7 @@ function showCoreStatus(core, error = null) {
   i18nText(document.getElementById('version'), 'footer.version', { version: core.version(), kernels: core.kernels() });
 }
 
-// The WASM core, or null (the status banner then says why). options: loadAttention's.
+// The WASM core (the small build: bindings/attention.mjs), or null (the status banner then says why).
 async function loadCore(options) {
   try {
     const core = await loadAttention(options);
@@ -60,10 +58,9 @@ async function loadCore(options) {
 async function main() {
   let page = null;
   exposeHooks(() => page);
-  // In a notebook's output (notebook.js): the module, weights and inputs the notebook gave.
+  // In a notebook's output (playground/notebook.js): the module, weights and inputs the notebook gave.
   const notebook = notebookData();
-  const language = startLanguage(notebook?.lang);
-  const core = await loadCore(notebook ? { wasmBinary: notebookWasm(notebook) } : {});
+  const [language, core] = await Promise.all([startLanguage(notebook?.lang), loadCore(notebook ? { wasmBinary: notebookWasm(notebook) } : {})]);
   if (!core) return;
   const modules = core.modules();
   let link;
@@ -74,12 +71,15 @@ async function main() {
     return;
   }
   page = createPage(core, link.state);
-  if (notebook) startNotebook(page, notebook);
-  buildControls(page, link);
-  wireEvents(page, language, link);
-  buildTraining(page);
-  buildGeneration(page);
-  recompute(page);
+  page.linkRead = link;
+  page.language = language;
+  language.page = page;
+  if (notebook) {
+    page.notebook = { given: notebookGiven(notebook) };
+    document.body.classList.add('notebook');
+    setWeights(page, notebookWeights(core, notebook));
+  }
+  await openModes(page);
   document.body.dataset.ready = 'true';
 }
 

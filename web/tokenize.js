@@ -29,3 +29,9 @@ export function buildVocab(sentences, { pad = false } = {}) {
   }
   return { tokens: vocab, index, ids: (tokens) => tokens.map((t) => index.get(t)) };
 }
+
+// The {tokens, index, ids} shape of tokenize.js's buildVocab, for a given token list.
+export function vocabFromTokens(tokens) {
+  const index = new Map(tokens.map((t, i) => [t, i]));
+  return { tokens, index, ids: (ts) => ts.map((t) => index.get(t)) };
+}

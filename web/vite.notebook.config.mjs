@@ -2,11 +2,11 @@
 // notebook"): the page (index.html) with its JS, CSS, WASM core and WGSL kernels inlined
 // (vite-plugin-singlefile; assets become data: URLs), written to dist/notebook/playground.html.
 // The Python package puts a <script type="application/json" id="notebook-data"> with the module's
-// scenario and weights where the marker below stands (web/notebook.js reads it) and shows the file
-// in an <iframe srcdoc>: nothing is fetched from a server or a CDN. Beside it go the core's files
-// for `View.outputs()` (bindings/cli.mjs under Node): bindings/*.mjs and build/wasm/attention.*.
-import { copyFileSync, mkdirSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+// scenario and weights where the marker below stands (web/playground/notebook.js reads it) and shows
+// the file in an <iframe srcdoc>: nothing is fetched from a server or a CDN. The core's files for
+// `View.outputs()` (bindings/cli.mjs under Node) are the repository's own (bindings/*.mjs,
+// build/wasm/attention.*): the package takes them from there (bindings/python/setup.py), so dist/
+// holds one copy of each file.
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vite';
 import { viteSingleFile } from 'vite-plugin-singlefile';
@@ -17,7 +17,6 @@ export const NOTEBOOK_MARKER = '<!-- notebook-data -->';
 // The page's own policy, inlined code allowed (the notebook's output is one file): no origin at all
 // is reachable, data: URLs (the inlined WASM and kernels) are.
 const NOTEBOOK_CSP = "default-src 'none'; script-src 'unsafe-inline' 'wasm-unsafe-eval'; style-src 'unsafe-inline'; connect-src data:; img-src data: blob:";
-const CORE_FILES = ['bindings/cli.mjs', 'bindings/attention.mjs', 'build/wasm/attention.js', 'build/wasm/attention.wasm'];
 
 // index.html as the notebook's page: its CSP for inlined code, no favicon (a notebook output has
 // no folder to load it from), the marker for the data.
@@ -36,28 +35,17 @@ function notebookPage() {
 }
 
 // The WASM stays out of the page (the glue and the bindings each reference it, which would inline
-// it twice): the Python package inlines it once, as base64 in the notebook data (wasmBinary).
-// After vite-plugin-singlefile's own config hook, which inlines every asset.
+// it twice): the Python package inlines it once, as base64 in the notebook data (wasmBinary), and
+// the page never fetches a .wasm file (a notebook's view opens no mode with a worker). So the
+// files the bundler emitted for those references are not kept: dist/ has each .wasm once, in
+// dist/assets/. After vite-plugin-singlefile's own config hook, which inlines every asset.
 function wasmApart() {
   return {
     name: 'notebook-wasm-apart',
     enforce: 'post',
     config(config) { config.build.assetsInlineLimit = (file) => !file.endsWith('.wasm'); },
-  };
-}
-
-// The core beside the page, in the repository's layout (cli.mjs imports ./attention.mjs, which
-// imports ../build/wasm/attention.js).
-function coreFiles() {
-  let outDir = '';
-  return {
-    name: 'notebook-core-files',
-    configResolved(config) { outDir = config.build.outDir; },
-    closeBundle() {
-      for (const file of CORE_FILES) {
-        mkdirSync(dirname(join(outDir, file)), { recursive: true });
-        copyFileSync(join(project, file), join(outDir, file));
-      }
+    generateBundle(options, bundle) {
+      for (const name of Object.keys(bundle)) if (name.endsWith('.wasm')) delete bundle[name];
     },
   };
 }
@@ -67,6 +55,6 @@ export default defineConfig({
   base: './',
   logLevel: 'warn',
   worker: { format: 'es' },
-  plugins: [notebookPage(), viteSingleFile({ removeViteModuleLoader: true, outputFileName: 'playground.html' }), wasmApart(), coreFiles()],
+  plugins: [notebookPage(), viteSingleFile({ removeViteModuleLoader: true, outputFileName: 'playground.html' }), wasmApart()],
   build: { outDir: `${project}/dist/notebook`, emptyOutDir: true, target: 'es2022', rollupOptions: { input: `${root}/index.html` } },
 });

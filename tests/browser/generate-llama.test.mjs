@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, before } from 'node:test';
-import { CHARS } from '../../web/generation.js';
+import { CHARS } from '../../web/generate/model.js';
 import { launch, openPage, startServer, test } from './harness.mjs';
 
 let server, browser;
@@ -20,10 +20,14 @@ after(async () => {
 
 const json = (name) => JSON.parse(readFileSync(new URL(`../fixtures/${name}`, import.meta.url), 'utf8'));
 const generation = (page) => page.evaluate(() => window.playground.generation());
-const finished = (page, n) => page.waitForFunction((k) => {
-  const g = window.playground.generation();
-  return g && g.steps === k && !g.running;
-}, n);
+// n tokens arrived from the mode's worker, none under way, and drawn in the frame after.
+async function finished(page, n) {
+  await page.waitForFunction((k) => {
+    const g = window.playground.generation();
+    return g && g.steps === k && !g.running;
+  }, n);
+  await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(() => resolve()))));
+}
 
 test('a rope + GQA GPT from a PyTorch fixture generates its ids with a cache of num_kv_heads heads, then with a window', async () => {
   const name = 'gpt_generate_rope_gqa_greedy';

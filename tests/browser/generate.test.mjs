@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, before } from 'node:test';
 import { loadAttention } from '../../bindings/attention.mjs';
-import { CHARS } from '../../web/generation.js';
+import { CHARS } from '../../web/generate/model.js';
 import { launch, openPage, startServer, test } from './harness.mjs';
 
 let server, browser, core;
@@ -25,6 +25,15 @@ after(async () => {
 const fixtures = new URL('../fixtures/', import.meta.url);
 const json = (name) => JSON.parse(readFileSync(new URL(name, fixtures), 'utf8'));
 const generation = (page) => page.evaluate(() => window.playground.generation());
+// Generation runs in the mode's worker: the page has `n` tokens once they have arrived and none is
+// under way, and has drawn them in the frame after.
+async function settled(page, n) {
+  await page.waitForFunction((k) => {
+    const g = window.playground.generation();
+    return g?.steps === k && !g.running;
+  }, n, { timeout: 60000, polling: 50 });
+  await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(() => resolve()))));
+}
 
 // A fixture's scenario as Generate mode's link fields (the prompt's ids as the seeded vocabulary's characters).
 function linkOf(scenario, extra = {}) {
@@ -52,6 +61,7 @@ test('a seeded GPT from a PyTorch fixture: 8 steps give 8 attention rows, the ca
   const P = scenario.inputs[0].data.length, { n_head: H, n_embd: E } = scenario.config;
   assert.equal(await page.getByTestId('generate-prompt').inputValue(), scenario.inputs[0].data.map((id) => CHARS[id]).join(''));
   for (let i = 0; i < 8; i++) await page.getByTestId('generate-step').click();
+  await settled(page, 8);
   const g = await generation(page);
   assert.equal(g.steps, 8);
   assert.equal(g.running, false);
@@ -70,7 +80,7 @@ test('a seeded GPT from a PyTorch fixture: 8 steps give 8 attention rows, the ca
   assert.ok(medians.every((ms) => ms > 0), `times ${medians}`);
   // Run to N: the rest of the fixture's tokens, drawn as they come.
   await page.getByTestId('generate-run').click();
-  await page.waitForFunction((n) => window.playground.generation().steps === n && !window.playground.generation().running, scenario.generate.max_new_tokens);
+  await settled(page, scenario.generate.max_new_tokens);
   assert.deepEqual((await generation(page)).ids, expected.ids[0]);
   assert.equal(await rows.count(), scenario.generate.max_new_tokens);
   assert.ok(Number(await check.getAttribute('data-max-diff')) <= 1e-5);
@@ -81,12 +91,15 @@ test('the greedy fixture through the link, and a slider released: the same step 
   const scenario = json('gpt_generate_greedy.scenario.json'), expected = json('gpt_generate_greedy.expected.json');
   const { page, errors } = await open(linkOf(scenario));
   for (let i = 0; i < 3; i++) await page.getByTestId('generate-step').click();
+  await settled(page, 3);
   assert.deepEqual((await generation(page)).ids, expected.ids[0].slice(0, 7));
   // temperature 0 → 1.3: the bars preview while it moves, then the run is generated again to 3 tokens
   const slider = page.getByTestId('generate-temperature');
   await slider.evaluate((el) => { el.value = '1.3'; el.dispatchEvent(new Event('input', { bubbles: true })); });
-  assert.match(await page.getByTestId('generate-probs').textContent(), /Preview/);
+  await page.getByTestId('generate-probs').filter({ hasText: /Preview/ }).waitFor();
   await slider.evaluate((el) => el.dispatchEvent(new Event('change', { bubbles: true })));
+  await page.waitForFunction(() => window.playground.state().gentemp === 1.3);
+  await settled(page, 3);
   const g = await generation(page);
   assert.equal(g.steps, 3);
   const want = core.run({ ...scenario, trace: false, generate: { max_new_tokens: 3, temperature: 1.3 } });
@@ -99,6 +112,7 @@ test('#generate=1 opens a seeded GPT (27 characters, block 32, 2 layers, 2 heads
   const { page, errors } = await open('#generate=1&lang=zh');
   assert.match(await page.locator('#h-generation').textContent(), /生成/);
   await page.getByTestId('generate-step').click();
+  await settled(page, 1);
   const g = await generation(page);
   const P = Array.from('to be or not to').length;
   assert.equal(g.steps, 1);
@@ -109,7 +123,7 @@ test('#generate=1 opens a seeded GPT (27 characters, block 32, 2 layers, 2 heads
   assert.equal(await generation(page), null);
   await page.getByTestId('generate-prompt').fill('to be');
   await page.locator('[data-testid="generate-step"]:not([disabled])').waitFor();
-  assert.deepEqual((await generation(page)).steps, 0);
+  await settled(page, 0);
   assert.deepEqual(errors, []);
 });
 
@@ -125,7 +139,7 @@ test('a nanoGPT checkpoint from the weights picker (scripts/export_nanogpt.py) g
   await page.getByTestId('weights-input').setInputFiles([file('nanogpt_char.safetensors'), file('nanogpt_char.vocab.json')]);
   await page.getByTestId('generate-model').filter({ hasText: 'nanogpt_char.safetensors' }).waitFor();
   await page.getByTestId('generate-run').click();
-  await page.waitForFunction(() => window.playground.generation()?.steps === 8 && !window.playground.generation().running);
+  await settled(page, 8);
   const P = scenario.inputs[0].data.length;
   assert.deepEqual((await generation(page)).ids, expected.ids[0].slice(0, P + 8));
   assert.deepEqual((await generation(page)).cacheShape, [1, 4, P + 8, 8]);

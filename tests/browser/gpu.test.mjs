@@ -19,9 +19,10 @@ after(async () => { await browser?.close(); await server?.close(); });
 
 const b64 = (f32) => Buffer.from(f32.buffer, f32.byteOffset, f32.byteLength).toString('base64');
 
-// Runs scenarios through the GPU in the page: the core first (its result says what the GPU
-// computes), then the plan made from that result alone. Returns per scenario {unsupported} or max
-// diffs against the given expected values (or against the WASM core when none are given).
+// Runs scenarios through the GPU in the page: the core first, traced as the page runs it (its
+// result says what the GPU computes, and gives its RoPE tables and ALiBi slopes), then the plan
+// made from that result alone. Returns per scenario {unsupported} or max diffs against the given
+// expected values (or against the WASM core when none are given).
 function gpuRun(page, jobs, options = {}) {
   return page.evaluate(async ({ jobs, options }) => {
     const { GpuAttention, gpuSupport, planFromResult } = await import('/gpu/attention-gpu.js');
@@ -34,7 +35,7 @@ function gpuRun(page, jobs, options = {}) {
       // stays off the GPU), the run's result for the numbers (head dims, dropout p).
       const entry = window.playground.core.modules().find((m) => m.id === job.scenario.module);
       let support = gpuSupport(job.scenario, entry);
-      const result = support.ok && window.playground.core.run({ ...job.scenario, trace: false, return_inputs: true, return_params: true });
+      const result = support.ok && window.playground.core.run({ ...job.scenario, trace: true, return_inputs: true, return_params: true });
       if (support.ok) support = gpuSupport(job.scenario, result);
       if (!support.ok) { out.push({ unsupported: support.reason }); continue; }
       const plan = planFromResult(result);

@@ -1,13 +1,15 @@
-// web/given.js, the plan of a notebook's view (bindings/python): given tensors run as given, labelled
+// web/playground/given.js, the plan of a notebook's view (bindings/python): given tensors run as given, labelled
 // with the notebook's tokens or vocabulary, the given mask read in the module's convention and
 // broadcast, the chips in input order; and the plan's scenario gives the core's numbers for them.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { loadAttention } from '../../bindings/attention.mjs';
-import { planGiven } from '../../web/given.js';
+import { planGiven } from '../../web/playground/given.js';
 
 const core = await loadAttention();
 const info = (id) => core.modules().find((m) => m.id === id);
+// The core's attention rules, as the page hands them to its plans (playground/mode.js).
+const rules = { mask: (T, S, opts) => core.attentionMask(T, S, opts) };
 const range = (n, f = (i) => i) => Array.from({ length: n }, (_, i) => f(i));
 
 test('seed 000 with one tensor as Q, K and V and a (B,1,T,S) padding mask: labels, mask cells and the core\'s run', () => {
@@ -20,7 +22,7 @@ test('seed 000 with one tensor as Q, K and V and a (B,1,T,S) padding mask: label
     },
     tokens: { Q: [['a', 'b', 'c'], ['d', 'e', 'f']] },
   };
-  const plan = planGiven(given, info('MultiHeadAttention'));
+  const plan = planGiven(given, info('MultiHeadAttention'), { rules });
   assert.deepEqual([plan.B, plan.T, plan.S, plan.pairing], [2, 3, 3, 'one']);
   assert.deepEqual(plan.tokens.K, [['a', 'b', 'c'], ['d', 'e', 'f']], 'K is Q: its labels');
   assert.deepEqual(plan.sentences, [['a', 'b', 'c']]);
@@ -46,7 +48,7 @@ test('seed 002\'s Transformer with ids and a vocabulary: the vocabulary labels b
     },
     vocab,
   };
-  const plan = planGiven(given, info('Transformer'));
+  const plan = planGiven(given, info('Transformer'), { rules });
   assert.deepEqual([plan.T, plan.S, plan.pairing], [4, 3, 'cross']);
   assert.deepEqual(plan.tokens.src, [['I', 'love', 'you']]);
   assert.deepEqual(plan.tokens.tgt, [['you', 'love', 'I', '<eos>']]);
@@ -63,7 +65,7 @@ test('seed 004\'s causal module without tokens: positions label the axes, its bu
       inputs: [{ name: 'x', shape: [1, 4, 3], data: range(12, (i) => i / 12) }],
     },
   };
-  const plan = planGiven(given, info('CausalMultiHeadAttention'), { grads: true });
+  const plan = planGiven(given, info('CausalMultiHeadAttention'), { grads: true, rules });
   assert.deepEqual(plan.tokens.x, [['0', '1', '2', '3']]);
   assert.equal(plan.mask.builtin, true);
   assert.equal(plan.mask.at(0, 1, 2), true);

@@ -1,20 +1,28 @@
-// The page's dictionaries (web/locales/, training mode's train.*.js merged in by i18n.js): English
-// and Chinese have the same keys and parameters, no empty or untranslated Chinese text, every key
-// the page uses exists (index.html's data-i18n attributes, keys quoted in web/**/*.js) and every key
-// is used; the core's module summaries and argument help all have a Chinese text; the language
-// pick and t() behave.
+// The page's dictionaries (web/locales/: the playground's, modern attention's, and each mode's, which
+// i18n.js adds as the mode opens, Chinese fetched when chosen): English and Chinese have the same
+// keys and parameters, no empty or untranslated Chinese text, every key the page uses exists
+// (index.html's data-i18n attributes, keys quoted in web/**/*.js) and every key is used; the core's
+// module summaries and argument help all have a Chinese text; the language pick and t() behave.
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { test } from 'node:test';
 import { loadAttention } from '../../bindings/attention.mjs';
-import { lang, messages, pickLang, setLang, t, tCore } from '../../web/i18n.js';
-import { coreZh } from '../../web/locales/zh.js';
+import { hashProblems } from '../../web/app/state.js';
+import { lang, pickLang, setLang, t, tCore } from '../../web/i18n.js';
+import { en as pageEn } from '../../web/locales/en.js';
+import { genEn } from '../../web/locales/gen.en.js';
+import { genZh } from '../../web/locales/gen.zh.js';
+import { modernEn } from '../../web/locales/modern.en.js';
+import { modernZh } from '../../web/locales/modern.zh.js';
 import { trainEn } from '../../web/locales/train.en.js';
+import { trainZh } from '../../web/locales/train.zh.js';
+import { coreZh, zh as pageZh } from '../../web/locales/zh.js';
 
-const { en, zh } = messages;   // the page's texts and training mode's, one dictionary per language
-import { hashProblems } from '../../web/state.js';
+// Every part of each language, as the page holds them once every mode has opened.
+const en = { ...pageEn, ...trainEn, ...genEn, ...modernEn };
+const zh = { ...pageZh, ...trainZh, ...genZh, ...modernZh };
 
 const web = fileURLToPath(new URL('../../web/', import.meta.url));
 const params = (text) => [...text.matchAll(/\{(\w+)\}/g)].map((m) => m[1]).sort();
@@ -30,7 +38,9 @@ function sources(dir = web) {
 }
 
 test('English and Chinese have the same keys, the same parameters, and no empty text', () => {
-  assert.ok(Object.keys(trainEn).every((key) => key in en), 'training mode\'s texts are merged into the page\'s');
+  for (const part of [pageEn, trainEn, genEn, modernEn]) {
+    assert.ok(Object.keys(part).every((key) => Object.keys(en).filter((k) => k === key).length === 1), 'no key in two parts');
+  }
   assert.deepEqual(Object.keys(zh).sort(), Object.keys(en).sort());
   for (const key of Object.keys(en)) {
     assert.ok(en[key].trim().length > 0, `en ${key} is empty`);
@@ -80,12 +90,12 @@ test('the core\'s module summaries and argument help all have a Chinese text', a
   const texts = core.modules().flatMap((m) => [m.summary, ...m.args.map((a) => a.help)]);
   assert.ok(texts.length > 50);
   for (const text of texts) assert.ok(text in coreZh, `no Chinese for the core's "${text}"`);
-  setLang('zh');
+  await setLang('zh');
   try {
     assert.equal(tCore('number of heads'), '头数');
     assert.equal(tCore('a text the core does not have'), 'a text the core does not have');
   } finally {
-    setLang('en');
+    await setLang('en');
   }
   assert.equal(tCore('number of heads'), 'number of heads');
 });
@@ -103,18 +113,18 @@ test('the language: the link first, else the first English or Chinese browser la
   assert.equal(pickLang('fr', ['fr']), 'en');
 });
 
-test('t() fills parameters once, leaves JSON braces alone, and refuses unknown keys', () => {
+test('t() fills parameters once, leaves JSON braces alone, and refuses unknown keys', async () => {
   assert.equal(lang(), 'en');
   assert.equal(t('attn.headOf', { h: 2, H: 8 }), 'head 2 of 8');
   assert.equal(t('link.tooLong', { key: '{max}', n: 5000, max: 2000 }), '{max} is 5000 characters long: a link holds at most 2000');
-  assert.match(t('link.config', { key: 'config', value: '"x"' }), /must be JSON like \{"MultiHeadAttention": \{"d_model": 64, "num_heads": 4\}\}$/);
+  assert.match(t('link.problem', { key: 'config', value: '"x"', rule: t('link.config') }), /must be JSON like \{"MultiHeadAttention": \{"d_model": 64, "num_heads": 4\}\}$/);
   assert.throws(() => t('no.such.key'), /no message 'no\.such\.key'/);
-  setLang('zh');
+  await setLang('zh');
   try {
     assert.equal(t('attn.headOf', { h: 2, H: 8 }), '第 2 个头（共 8 个）');
     assert.deepEqual(hashProblems('#lang=fr&nope=1'), ['lang "fr" 必须是 en, zh 之一', '"nope" 不是演练场链接的字段：已忽略']);
   } finally {
-    setLang('en');
+    await setLang('en');
   }
   assert.deepEqual(hashProblems('#lang=fr'), ['lang "fr" must be one of en, zh']);
   assert.deepEqual(hashProblems('#lang=zh'), []);

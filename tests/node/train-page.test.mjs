@@ -7,12 +7,13 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { loadAttention } from '../../bindings/attention.mjs';
-import { defaultState, fromHash, hashProblems, toHash, trainSettings } from '../../web/state.js';
-import { chartData, headsData, sampleData, scoreSeries, shownSnapshot, trainingSummary } from '../../web/train-data.js';
+import { defaultState, fromHash, hashProblems, toHash } from '../../web/app/state.js';
+import { trainSettings } from '../../web/train/fields.js';
+import { chartData, headsData, sampleData, scoreSeries, shownSnapshot, trainingSummary } from '../../web/train/data.js';
 import { createEngine, resolveConfig } from '../../web/train/engine.js';
 import { TASK_IDS, TASKS } from '../../web/train/tasks.js';
 import { createTrainController } from '../../web/train/worker.js';
-import { createTraining } from '../../web/training.js';
+import { createTraining } from '../../web/train/training.js';
 
 const core = await loadAttention();
 

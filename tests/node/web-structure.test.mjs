@@ -1,8 +1,11 @@
 // The page's structure, checked statically: no file under web/ (locales aside) applies a regular
 // expression to a step's `code` / `cpp`, an argument's `help`, an input's `shape` text or an error
-// message (views draw from typed data: core/SCENARIO.md "Typed steps"); and no function of
-// web/*.js or web/views/*.js is longer than 90 lines. A small scanner blanks strings, comments and
-// regex literals, then matches brackets.
+// message (views draw from typed data: core/SCENARIO.md "Typed steps"); no function of the page's
+// scripts is longer than 90 lines; the modes' shape (app/modes.js): only web/views/ creates DOM
+// elements, one field validator (app/state.js fieldProblem), one map from an error's field to its
+// control (app/errors.js), one writer of the weights (app/weights.js setWeights); and no script
+// computes an attention rule (a mask cell, an ALiBi slope, a RoPE angle): they come from the core.
+// A small scanner blanks strings, comments and regex literals, then matches brackets.
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
@@ -11,9 +14,12 @@ import { fileURLToPath } from 'node:url';
 
 const web = fileURLToPath(new URL('../../web/', import.meta.url));
 const MAX_LINES = 90;
+// The folders of the page's scripts other than its views: the shell and each mode's.
+const SCRIPT_DIRS = ['', 'app', 'playground', 'train', 'generate'];
+const scripts = () => SCRIPT_DIRS.flatMap((d) => jsFiles(join(web, d), { recurse: false }));
 // The WebGPU path and the backend card are another engineer's (README "WebGPU"); they keep the
 // regex rule, and their own length budget.
-const LENGTH_EXEMPT = new Set(['backend.js']);
+const LENGTH_EXEMPT = new Set(['playground/backend.js']);
 
 function jsFiles(dir, { recurse }) {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
@@ -169,11 +175,74 @@ test('no file under web/ applies a regular expression to step code, cpp, help, s
   assert.deepEqual(found, [], 'meaning must come from typed fields (op, ops, attrs, inputs, tokens, error.field, inputs[].role/dims/width)');
 });
 
-test(`no function of web/*.js or web/views/*.js is longer than ${MAX_LINES} lines`, () => {
-  const files = [...jsFiles(web, { recurse: false }), ...jsFiles(join(web, 'views'), { recurse: false })]
+test(`no function of the page's scripts or views is longer than ${MAX_LINES} lines`, () => {
+  const files = [...scripts(), ...jsFiles(join(web, 'views'), { recurse: false })]
     .filter((path) => !LENGTH_EXEMPT.has(relative(web, path)));
   assert.ok(files.length > 30, `${files.length} files`);
   const long = files.flatMap((path) => functionLengths(readFileSync(path, 'utf8'))
     .filter((f) => f.lines > MAX_LINES).map((f) => `${relative(web, path)}:${f.line} ${f.name}: ${f.lines} lines`));
   assert.deepEqual(long, []);
+});
+
+// Code (strings, comments and regexes blanked) that makes DOM nodes.
+const MAKES_DOM = /\b(createElement|createElementNS|createTextNode|insertAdjacentHTML|insertRow|insertCell)\s*\(|\.(innerHTML|outerHTML)\s*=|\bnew\s+Option\s*\(/;
+// The embedding element (<attention-playground>) builds its own shadow root: it is not a mode.
+const DOM_EXEMPT = new Set(['attention-playground.js', 'i18n.js']);
+
+export function domMakers(src) {
+  const code = blank(src);
+  return code.split('\n').flatMap((line, i) => (MAKES_DOM.test(line) ? [`line ${i + 1}: ${src.split('\n')[i].trim()}`] : []));
+}
+
+test('only web/views/ creates DOM elements: the shell and the modes hand views their data', () => {
+  const found = scripts().filter((path) => !DOM_EXEMPT.has(relative(web, path)))
+    .flatMap((path) => domMakers(readFileSync(path, 'utf8')).map((f) => `${relative(web, path)} ${f}`));
+  assert.deepEqual(found, []);
+  assert.equal(domMakers("const a = document.createElement('a'); b.innerHTML = x; // createElement(").length, 1);
+});
+
+// A range check of a state field's value against its declared bounds (field.min, schema[k].max,
+// typedMin, typedAbove).
+const RANGE_CHECK = /(>=?|<=?)\s*(\w*[fF]ield|schema\[[^\]]*\])\.(min|max)\b|\b(\w*[fF]ield|schema\[[^\]]*\])\.(min|max)\s*(>=?|<=?)|\.(typedMin|typedAbove)\b/;
+
+test('one field validator: only app/state.js checks a value against a field\'s bounds', () => {
+  const found = scripts().filter((path) => relative(web, path) !== join('app', 'state.js'))
+    .flatMap((path) => blank(readFileSync(path, 'utf8')).split('\n').flatMap((line, i) => (RANGE_CHECK.test(line) ? [`${relative(web, path)}:${i + 1}: ${line.trim()}`] : [])));
+  assert.deepEqual(found, []);
+  assert.ok(RANGE_CHECK.test('v >= field.min && v <= field.max'));
+  assert.ok(!RANGE_CHECK.test('if (v > max) max = v;'));
+});
+
+// An object key or case naming a field of the core's or the engine's errors ('config.n_head': ...).
+const ERROR_FIELD_KEY = /['"](config|model|optimizer|generate|inputs|loss)\.[\w*]+['"]\s*:/;
+
+test('one map from an error\'s field to its control: app/errors.js', () => {
+  const files = [...scripts(), ...jsFiles(join(web, 'views'), { recurse: false })].filter((path) => relative(web, path) !== join('app', 'errors.js'));
+  const found = files.flatMap((path) => readFileSync(path, 'utf8').split('\n').flatMap((line, i) => (ERROR_FIELD_KEY.test(line) ? [`${relative(web, path)}:${i + 1}: ${line.trim()}`] : [])));
+  assert.deepEqual(found, []);
+  assert.ok(ERROR_FIELD_KEY.test("{ 'config.n_head': 'genheads' }"));
+});
+
+test('one writer of the weights every mode reads: app/weights.js setWeights', () => {
+  const found = scripts().filter((path) => relative(web, path) !== join('app', 'weights.js'))
+    .flatMap((path) => blank(readFileSync(path, 'utf8')).split('\n').flatMap((line, i) => (/\.weights(Error)?\s*=[^=]/.test(line) ? [`${relative(web, path)}:${i + 1}: ${line.trim()}`] : [])));
+  assert.deepEqual(found, []);
+});
+
+// What computing an attention rule looks like: a key index against a query index (the causal
+// triangle, a window), ALiBi's slopes (powers of two, logarithms), RoPE's frequencies and angles.
+const RULES = [
+  ['a mask cell', /\b(k|j|key|pj)\s*>\s*(q|i|query|pi)\b|\b(q|i|pi)\s*-\s*(window|w)\b/],
+  ['an ALiBi slope', /Math\.log2\s*\(|\b2\s*\*\*\s*-/],
+  ['a RoPE angle', /\binv_?freq\b|\*\*\s*\(?\s*(2\s*\*|-?\s*2\s*\*)|Math\.(cos|sin)\s*\(\s*(angle|pos|position|theta)\b/i],
+];
+
+test('no script computes a mask cell, an ALiBi slope or a RoPE angle: the core gives them', () => {
+  const files = [...scripts(), ...jsFiles(join(web, 'views'), { recurse: false }), ...jsFiles(join(web, 'gpu'), { recurse: false })];
+  const found = files.flatMap((path) => {
+    const lines = blank(readFileSync(path, 'utf8')).split('\n');
+    return lines.flatMap((line, i) => RULES.filter(([, re]) => re.test(line)).map(([what]) => `${relative(web, path)}:${i + 1} computes ${what}: ${line.trim()}`));
+  });
+  assert.deepEqual(found, []);
+  for (const [what, re] of RULES) assert.ok(['k > q', 'Math.log2(n)', 'invFreq'].some((x) => re.test(x)), what);
 });

@@ -130,35 +130,28 @@ function qkvLayouts(block, plan, input, param) {
   }
 }
 
-// ALiBi's slope per head, as the paper (and the core's alibi_bias) defines them: for n a power of
-// two, start^1 .. start^n with start = 2^(−8/n); otherwise those of the nearest power of two below,
-// then every other slope of twice that many. Float32, as the core adds them.
-function alibiSlopes(H) {
-  const powerOf2 = (n) => {
-    const start = 2 ** -(2 ** -(Math.log2(n) - 3));
-    return Array.from({ length: n }, (_, i) => start * start ** i);
-  };
-  const slopes = (n) => {
-    if (Number.isInteger(Math.log2(n))) return powerOf2(n);
-    const closest = 2 ** Math.floor(Math.log2(n));
-    return [...powerOf2(closest), ...slopes(2 * closest).filter((_, i) => i % 2 === 0)].slice(0, n);
-  };
-  return Float32Array.from(slopes(H));
+// The core's own numbers for a block's positions, from its traced steps (run the scenario with
+// trace): ALiBi's float32 slopes (its alibi_bias step's attrs.slopes) and RoPE's cos and sin tables
+// (its rope_table steps' values, (T, D) = cat(half, half): the first D/2 columns of each row).
+// Nothing here derives them: the core's rule is the one rule (core/tape/ops/positions.cpp).
+function tracedStep(result, block, op, pick = () => true) {
+  const prefix = block.prefix ?? '';
+  const step = (result.steps ?? []).find((x) => x.op === op && x.name.startsWith(prefix) && pick(x));
+  if (!step) throw new Error(`the core's result has no ${op} step for ${prefix || 'the module'}: run the scenario with trace, so the GPU reads the core's RoPE tables and ALiBi slopes`);
+  return step;
 }
 
-// RoPE's cos and sin of angles = positions ⊗ 1 / base^(arange(0, D, 2) / D), one half each, (T, D/2)
-// (cat(angles, angles) repeats it): float32 steps as the core's rope_table takes them.
-function ropeTables(positions, D, base) {
-  const f = Math.fround, half = D / 2, T = positions.length;
-  const cos = new Float32Array(T * half), sin = new Float32Array(T * half);
-  for (let i = 0; i < half; i++) {
-    const invFreq = f(1 / f(f(base) ** f(f(2 * i) / f(D))));
-    for (let t = 0; t < T; t++) {
-      const angle = f(positions[t] * invFreq);
-      cos[t * half + i] = Math.cos(angle);
-      sin[t * half + i] = Math.sin(angle);
-    }
-  }
+const alibiSlopes = (result, block) => Float32Array.from(tracedStep(result, block, 'alibi_bias').attrs.slopes);
+
+function ropeTables(result, block, T, D) {
+  const half = D / 2;
+  const [cos, sin] = ['cos', 'sin'].map((table) => {
+    const step = tracedStep(result, block, 'rope_table', (x) => x.attrs.table === table);
+    if (step.shape[0] !== T || step.shape[1] !== D) throw new Error(`the ${table} table ${step.name} is [${step.shape}], not (${T}, ${D})`);
+    const out = new Float32Array(T * half);
+    for (let t = 0; t < T; t++) out.set(step.data.subarray(t * D, t * D + half), t * half);
+    return out;
+  });
   return { cos, sin, half };
 }
 
@@ -178,10 +171,10 @@ function switchesPlan(block, plan, result) {
     if (given.data.length !== plan.T || plan.S !== plan.T) throw new Error(`positions of shape [${given.shape}] must be (T) = (${plan.T}), with as many keys (${plan.S}) as queries`);
     plan.positions = Int32Array.from(given.data);
   }
-  plan.alibi = block.alibi ? alibiSlopes(block.heads) : null;
+  plan.alibi = block.alibi ? alibiSlopes(result, block) : null;
   if (!block.rope) return;
   if (plan.S !== plan.T || plan.Dk % 2 !== 0) throw new Error(`RoPE needs as many keys (${plan.S}) as queries (${plan.T}) and an even head dim (${plan.Dk})`);
-  plan.rope = ropeTables(plan.positions ?? Array.from({ length: plan.T }, (_, i) => i), plan.Dk, block.rope.base);
+  plan.rope = ropeTables(result, block, plan.T, plan.Dk);
   // q and k rotated into contiguous (B, T, heads, D) buffers, which the attention kernels then read.
   plan.ropes = [['q', plan.H], ['k', kvHeads]].map(([name, heads]) => {
     const src = plan[name], D = plan.Dk, rows = name === 'q' ? plan.T : plan.S;

@@ -3,7 +3,6 @@
 // keys. Text in `backticks` is shown as code; {name} is a parameter.
 
 export const genEn = {
-  'gen.open': 'Generate text',
   'gen.heading': 'Generate text with a GPT',
   'gen.close': 'Close generation',
   'gen.intro': 'nanoGPT\'s `GPT` continues a prompt one character at a time, with the same ids PyTorch draws for the same seed. Each new token\'s attention over everything before it, the probabilities it was drawn from, and the KV cache it fills are drawn as the text grows.',
@@ -32,7 +31,6 @@ export const genEn = {
   'gen.promptIds': 'Prompt ids ({n}): {ids}',
   'gen.rowLabel': 'Token {token} at position {position}, head {head}: reads position {top} most ({weight})',
   'gen.drawn': 'the next Step appends this token',
-  'gen.range': 'A number from {min} to {max}.',
   'gen.probsCaption': 'Probabilities of the next token (temperature {temperature}, `top_k` {top_k}, `top_p` {top_p}); the marked one is drawn next.',
   'gen.probsPreview': 'Preview from the last logits (temperature {temperature}, `top_k` {top_k}, `top_p` {top_p}); release the slider to generate again.',
   'gen.cacheOff': 'cache off: every token recomputes the whole window',

@@ -1,7 +1,6 @@
 // Generate mode 的中文文本（与 gen.en.js 的键相同）。
 
 export const genZh = {
-  'gen.open': '生成文本',
   'gen.heading': '用 GPT 生成文本',
   'gen.close': '关闭生成',
   'gen.intro': 'nanoGPT 的 `GPT` 一次一个字符地续写提示词；同一个种子，抽到的 id 与 PyTorch 相同。每个新 token 对此前所有 token 的注意力、它所依据的概率、以及它填入的 KV 缓存，都随文本增长而绘出。',
@@ -30,7 +29,6 @@ export const genZh = {
   'gen.promptIds': '提示词 id（{n} 个）：{ids}',
   'gen.rowLabel': '位置 {position} 的 token {token}，头 {head}：最关注位置 {top}（{weight}）',
   'gen.drawn': '下一次单步会追加这个 token',
-  'gen.range': '请输入 {min} 到 {max} 之间的数。',
   'gen.probsCaption': '下一个 token 的概率（温度 {temperature}，`top_k` {top_k}，`top_p` {top_p}）；标出的是下一个被抽中的。',
   'gen.probsPreview': '按最后的 logits 预览（温度 {temperature}，`top_k` {top_k}，`top_p` {top_p}）；松开滑块即重新生成。',
   'gen.cacheOff': '缓存已关闭：每个 token 都重算整个窗口',

@@ -35,7 +35,6 @@ export const trainEn = {
   'trainPatternHelp.induction': 'Attention on the token that followed the previous occurrence of the current token.',
   'trainPatternHelp.source': 'Attention on the positions holding the token to be predicted.',
 
-  'training.open': 'Train a model',
   'training.heading': 'Train a model in the page',
   'training.close': 'Close training',
   'training.intro': 'A small decoder-only transformer (`CausalTransformer`) learns the task in a Web Worker with its own WASM core, so the page stays responsive; every loss is the one PyTorch computes for the same model, seed and batches.',
@@ -86,8 +85,6 @@ export const trainEn = {
   'training.followLive': 'Follow the run',
   'training.scrubLive': 'step {step} (live)',
   'training.scrubAt': 'step {step}',
-  'training.rangeInt': 'enter a whole number from {min} to {max}',
-  'training.rangeNumber': 'enter a number above {min}, at most {max}',
   'training.vocabName': 'the {task} task\'s symbols',
   'training.statusLoading': 'Loading the training worker…',
   'training.statusReady': 'Ready at step {step}: press Train for {steps} steps, or Step once.',

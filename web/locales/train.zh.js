@@ -33,7 +33,6 @@ export const trainZh = {
   'trainPatternHelp.induction': '落在当前词元上一次出现之后那个词元上的注意力。',
   'trainPatternHelp.source': '落在持有待预测词元的位置上的注意力。',
 
-  'training.open': '训练一个模型',
   'training.heading': '在页面里训练模型',
   'training.close': '关闭训练',
   'training.intro': '一个小型的仅解码器 Transformer（`CausalTransformer`）在 Web Worker 里用它自己的 WASM 核心学习这个任务，页面因此保持流畅；每一个损失值都与 PyTorch 对同一模型、同一种子和同样的批次算出的一致。',
@@ -84,8 +83,6 @@ export const trainZh = {
   'training.followLive': '跟随训练',
   'training.scrubLive': '第 {step} 步（实时）',
   'training.scrubAt': '第 {step} 步',
-  'training.rangeInt': '请输入 {min} 到 {max} 之间的整数',
-  'training.rangeNumber': '请输入大于 {min}、不超过 {max} 的数',
   'training.vocabName': '“{task}”任务的符号',
   'training.statusLoading': '正在加载训练 Worker…',
   'training.statusReady': '已就绪，当前第 {step} 步：按“训练”训练 {steps} 步，或按“单步”。',

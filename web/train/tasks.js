@@ -2,6 +2,7 @@
 // token strings, a default CausalTransformer and optimizer that learn it in seconds, the pattern a
 // solving head shows (patterns.js scores it) and its texts' keys (locales/train.en.js, train.zh.js).
 // engine.js trains on batchStream(); scripts/task-batches.mjs prints the same batches for PyTorch.
+import { TASK_IDS } from './fields.js';
 import { createRng, mix32, STREAM } from './rng.js';
 
 // A full sequence S of L tokens is cut the usual next-token way: the model reads idx = S[0..L-2]
@@ -157,7 +158,9 @@ export const TASKS = Object.freeze({
   }),
 });
 
-export const TASK_IDS = Object.freeze(Object.keys(TASKS));
+// The state's list of task ids (fields.js, in the first view without this file) names these tasks.
+if (TASK_IDS.join() !== Object.keys(TASKS).join()) throw new Error(`train/fields.js TASK_IDS (${TASK_IDS}) must list tasks.js TASKS (${Object.keys(TASKS)}) in order`);
+export { TASK_IDS };
 
 // The page's texts of a task (keys quoted here so a check for unused keys finds them).
 export const TASK_TEXT_KEYS = Object.freeze(['trainTask.copy.name', 'trainTask.copy.explain', 'trainTask.copy.pattern',

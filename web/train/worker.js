@@ -1,7 +1,7 @@
-// The training Web Worker: owns its WASM core (bindings/attention.mjs) and one engine (engine.js),
+// The training Web Worker: owns its WASM core (the fast build: app/worker-host.js) and one engine (engine.js),
 // runs steps in ~16 ms chunks so a pause lands within one chunk, and sends the page progress and
 // snapshots (typed arrays transferred). Start it with
-//   new Worker(new URL('./train/worker.js', import.meta.url), {type: 'module'})
+//   new Worker(new URL('./worker.js', import.meta.url), {type: 'module'})
 // createTrainController (exported) is the whole protocol without the worker, for Node tests.
 //
 // Page -> worker
@@ -35,7 +35,7 @@
 //                                              model.emb_dim, optimizer.lr, ...), 'loss' when the
 //                                              model diverged, or null
 //   {type: 'exported', safetensors: Uint8Array, run}     (.safetensors bytes, engine.exportRun())
-import { loadAttention } from '../../bindings/attention.mjs';
+import { errorMessage, inOrder, loadWorkerCore, serve } from '../app/worker-host.js';
 import { createEngine } from './engine.js';
 
 const CHUNK_MS = 16;       // work per turn of the message loop: a pause waits at most this long
@@ -51,7 +51,6 @@ function taskInfo(task) {
 
 const snapshotMessage = (s) => ({ type: 'snapshot', ...s });
 const transfers = (s) => [...s.attention.map((a) => a.buffer), s.logits.buffer, s.predictions.buffer];
-const errorMessage = (e) => ({ type: 'error', message: String(e?.message ?? e), field: e?.field ?? null });
 
 // Progress for the page, at most every PROGRESS_MS unless forced: the losses and accuracies the
 // engine recorded since the last one, and the speed over that stretch.
@@ -80,7 +79,7 @@ function progressReporter(post, now) {
 
 // post(message, transfer) sends to the page; schedule(fn) runs fn on a later turn of the loop;
 // delay(fn, ms) runs it after ms (a rest while the page yields).
-export function createTrainController({ post, loadCore = loadAttention, now = () => performance.now(), schedule, delay = (fn, ms) => setTimeout(fn, ms) }) {
+export function createTrainController({ post, loadCore = loadWorkerCore, now = () => performance.now(), schedule, delay = (fn, ms) => setTimeout(fn, ms) }) {
   let core = null, engine = null, running = false, target = 0, loop = 0, lastSent = -1, restUntil = 0;
   const progress = progressReporter(post, now);
 
@@ -89,9 +88,7 @@ export function createTrainController({ post, loadCore = loadAttention, now = ()
     post(snapshotMessage(s), transfers(s));
   }
 
-  function sendSnapshots() {
-    for (const s of engine.history.snapshots.splice(0)) sendSnapshot(s);
-  }
+  const sendSnapshots = () => engine.history.snapshots.splice(0).forEach(sendSnapshot);
 
   function snapshotNow() {
     if (!engine) throw new Error('send init before snapshot');
@@ -156,43 +153,21 @@ export function createTrainController({ post, loadCore = loadAttention, now = ()
   }
 
   async function dispatch(msg) {
-    try {
-      switch (msg?.type) {
-        case 'init': return await init(msg.config);
-        case 'reset': return await init(msg.config ?? engine?.config);
-        case 'run': return start(msg.steps ?? engine?.config.steps);
-        case 'pause': return running ? stop('paused') : undefined;
-        case 'step': return start((engine?.steps ?? 0) + (msg.n ?? 1));
-        case 'snapshot': return snapshotNow();
-        case 'yield': restUntil = now() + (msg.ms ?? 0); return undefined;
-        case 'export': return exportAll();
-        default: throw new Error(`unknown message type "${msg?.type}"`);
-      }
-    } catch (e) {
-      return post(errorMessage(e));
+    switch (msg?.type) {
+      case 'init': return init(msg.config);
+      case 'reset': return init(msg.config ?? engine?.config);
+      case 'run': return start(msg.steps ?? engine?.config.steps);
+      case 'pause': return running ? stop('paused') : undefined;
+      case 'step': return start((engine?.steps ?? 0) + (msg.n ?? 1));
+      case 'snapshot': return snapshotNow();
+      case 'yield': restUntil = now() + (msg.ms ?? 0); return undefined;
+      case 'export': return exportAll();
+      default: throw new Error(`unknown message type "${msg?.type}"`);
     }
   }
 
   // Messages are handled in order: a run sent right after init waits for the core to load.
-  let queue = Promise.resolve();
-  const handle = (msg) => (queue = queue.then(() => dispatch(msg)));
-  return { handle, get engine() { return engine; }, get running() { return running; } };
+  return { handle: inOrder(dispatch, post), get engine() { return engine; }, get running() { return running; } };
 }
 
-// A later turn of the worker's loop: a MessageChannel message, since nested setTimeout(0) is
-// clamped to 4 ms (a quarter of each chunk lost).
-function macrotask() {
-  const channel = new MessageChannel();
-  const queue = [];
-  channel.port1.onmessage = () => queue.shift()?.();
-  return (fn) => { queue.push(fn); channel.port2.postMessage(0); };
-}
-
-// Inside a Web Worker only; importing this file elsewhere (Node) just gives the controller.
-if (typeof WorkerGlobalScope !== 'undefined' && globalThis instanceof WorkerGlobalScope) {
-  const controller = createTrainController({
-    post: (message, transfer = []) => globalThis.postMessage(message, transfer),
-    schedule: macrotask(),
-  });
-  globalThis.onmessage = (event) => controller.handle(event.data);
-}
+serve(createTrainController);

@@ -4,7 +4,7 @@
 // the head and batch item shown are page state (onView reports a reader's choice, update() brings the state's).
 
 import { scaleFor } from '../colors.js';
-import { createExportMenu } from '../export.js';
+import { createExportMenu } from './export-menu.js';
 import { i18nLabel, i18nText, t } from '../i18n.js';
 import { formatValue, slice2d } from '../tensor.js';
 import { setAttr, setHidden, setText } from './dom-write.js';

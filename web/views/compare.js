@@ -3,7 +3,7 @@
 // with B − A beside them; the cells that differ are outlined on all three maps.
 
 import { scaleFor } from '../colors.js';
-import { DIFF_TOL } from '../compare.js';
+import { DIFF_TOL } from '../playground/compare.js';
 import { i18nText, t } from '../i18n.js';
 import { formatValue } from '../tensor.js';
 import { createArgsForm } from './config-form.js';

@@ -15,6 +15,22 @@ export function setHidden(el, hidden) {
   if (el.hidden !== hidden) el.hidden = hidden;
 }
 
+// A <select>'s options: [{value, text}] (made again only when they changed).
+export function fillOptions(select, options) {
+  const same = select.options.length === options.length && options.every((o, i) => select.options[i].value === o.value && select.options[i].text === o.text);
+  if (same) return;
+  select.replaceChildren(...options.map(({ value, text }) => Object.assign(document.createElement('option'), { value, textContent: text })));
+}
+
+// <label class="inline"><input type="checkbox" value=...> text</label>
+export function checkboxLabel(value, text, checked) {
+  const label = document.createElement('label');
+  label.className = 'inline';
+  const input = Object.assign(document.createElement('input'), { type: 'checkbox', value, checked });
+  label.append(input, ` ${text}`);
+  return label;
+}
+
 // parent's element children made or trimmed to n (made ones by make()), in order.
 export function fitChildren(parent, n, make) {
   while (parent.children.length > n) parent.lastElementChild.remove();

@@ -3,7 +3,7 @@
 // text and repaints canvases. step-card.js draws each card; shapes.js words each step's change
 // from its own first input (a step, a module input or a parameter of the result).
 
-import { inputAsStep, sourceOf } from '../shapes.js';
+import { inputAsStep, sourceOf } from '../playground/shapes.js';
 import { createStepCard } from './step-card.js';
 
 // The tensor a step reads first, as a step or a pseudo-step with named dims.

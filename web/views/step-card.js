@@ -5,11 +5,11 @@
 // it (the core's traced `grad`). pipeline.js keeps one per step.
 
 import { scaleFor } from '../colors.js';
-import { createExportMenu } from '../export.js';
+import { createExportMenu } from './export-menu.js';
 import { i18nText, t } from '../i18n.js';
-import { isWeightsStep } from '../attention-data.js';
-import { axisLabels } from '../labels.js';
-import { describeChange } from '../shapes.js';
+import { isWeightsStep } from '../playground/attention-data.js';
+import { axisLabels } from '../playground/labels.js';
+import { describeChange } from '../playground/shapes.js';
 import { formatValue, heatmapAxes, namedShape, slice2d } from '../tensor.js';
 import { setAttr, setHidden, setText } from './dom-write.js';
 import { createHeatmap } from './heatmap.js';

@@ -4,7 +4,7 @@
 // edits and commands; train-page.js turns them into state and worker messages, then calls update().
 
 import { i18nText, t } from '../i18n.js';
-import { setText } from './dom-write.js';
+import { fillOptions, setText } from './dom-write.js';
 import { clearErrors, showError } from './errors.js';
 
 // root: #train-controls; onField(key, raw text): a setting changed (on `change`: a finished
@@ -20,7 +20,7 @@ export function createTrainControls(root, { onField, onCommand }) {
   return {
     // tasks: [{id, nameKey}] in the select's order, named in the current language.
     fillTasks(tasks) {
-      $('train-task').replaceChildren(...tasks.map(({ id, nameKey }) => Object.assign(document.createElement('option'), { value: id, textContent: t(nameKey) })));
+      fillOptions($('train-task'), tasks.map(({ id, nameKey }) => ({ value: id, text: t(nameKey) })));
     },
     // v: {values: {stateKey: shown value}, explainKey, patternKey, enabled: {command: bool},
     //     stats: {step, loss, heldout, batch, speed} (texts), raw: {loss, heldout} (numbers), status (text)}

@@ -27,25 +27,39 @@ import torch
 from .modules import MODULES, read_config, recognise
 from .safetensors import safetensors_bytes
 
-__all__ = ['show', 'scenario', 'View', 'safetensors_bytes', 'bundle_dir']
+__all__ = ['show', 'scenario', 'View', 'safetensors_bytes', 'bundle_dir', 'core_dir']
 
 MARKER = '<!-- notebook-data -->'  # web/vite.notebook.config.mjs writes it into the page
-CORE_FILES = ('playground.html', 'bindings/cli.mjs', 'bindings/attention.mjs', 'build/wasm/attention.js', 'build/wasm/attention.wasm')
+PAGE = 'playground.html'  # dist/notebook/ of a built repository (npm run build)
+CORE_FILES = ('bindings/cli.mjs', 'bindings/attention.mjs', 'build/wasm/attention.js', 'build/wasm/attention.wasm')
+
+
+def _first_with(files, candidates, what):
+    for path in candidates:
+        if all((path / f).is_file() for f in files):
+            return path
+    raise FileNotFoundError(f'no {what} in ' + ' or '.join(str(p) for p in candidates)
+                            + ': run `npm run build` in the Attention Playground repository (it writes dist/notebook/ '
+                            'and build/wasm/), then `pip install ./bindings/python`, or set ATTENTION_PLAYGROUND_BUNDLE '
+                            'to a folder holding playground.html, bindings/ and build/wasm/')
+
+
+def _candidates(repo_sub):
+    here = Path(__file__).resolve().parent
+    env = os.environ.get('ATTENTION_PLAYGROUND_BUNDLE')
+    return ([Path(env)] if env else []) + [here / 'bundle', here.parents[2] / repo_sub]
 
 
 def bundle_dir():
-    """The built page and core: $ATTENTION_PLAYGROUND_BUNDLE, else the copy a pip install carries,
-    else dist/notebook/ of the repository this package sits in."""
-    here = Path(__file__).resolve().parent
-    env = os.environ.get('ATTENTION_PLAYGROUND_BUNDLE')
-    candidates = [Path(env)] if env else [here / 'bundle', here.parents[2] / 'dist' / 'notebook']
-    for path in candidates:
-        if all((path / f).is_file() for f in CORE_FILES):
-            return path
-    raise FileNotFoundError('no built playground bundle (playground.html with the WASM core) in '
-                            + ' or '.join(str(p) for p in candidates)
-                            + ': run `npm run build` in the Attention Playground repository (it writes dist/notebook/), '
-                            'then `pip install ./bindings/python`, or set ATTENTION_PLAYGROUND_BUNDLE to that folder')
+    """The built notebook page: in $ATTENTION_PLAYGROUND_BUNDLE, else the copy a pip install carries,
+    else dist/notebook/ of the repository this package sits in (the first that has it)."""
+    return _first_with((PAGE,), _candidates('dist/notebook'), 'built playground page (playground.html)')
+
+
+def core_dir():
+    """The WASM core and its JS (bindings/, build/wasm/): beside the page in a pip install, else the
+    repository's own (a built repository keeps one copy of each file)."""
+    return _first_with(CORE_FILES, _candidates(''), 'built WASM core (build/wasm/attention.wasm)')
 
 
 def _weights(module):
@@ -150,7 +164,7 @@ class View:
 
     def data(self):
         """The notebook data the page reads (web/notebook.js)."""
-        wasm = (bundle_dir() / 'build' / 'wasm' / 'attention.wasm').read_bytes()
+        wasm = (core_dir() / 'build' / 'wasm' / 'attention.wasm').read_bytes()
         return {'scenario': self.scenario, 'tokens': self.tokens, 'vocab': self.vocab, 'lang': self.lang, 'backend': self.backend,
                 'weights': base64.b64encode(self.weights).decode(), 'weights_name': f'{self.module_id}.safetensors',
                 'wasm': base64.b64encode(wasm).decode()}
@@ -188,7 +202,7 @@ class View:
             scen, weights = Path(tmp) / 'scenario.json', Path(tmp) / 'weights.safetensors'
             scen.write_text(json.dumps(self.scenario))
             weights.write_bytes(self.weights)
-            run = subprocess.run([node, str(bundle_dir() / 'bindings' / 'cli.mjs'), 'run', str(scen), '--weights', str(weights)],
+            run = subprocess.run([node, str(core_dir() / 'bindings' / 'cli.mjs'), 'run', str(scen), '--weights', str(weights)],
                                  capture_output=True, text=True)
         if run.returncode != 0:
             raise RuntimeError(f'the core refused {self.module_id}: {run.stderr.strip()}')

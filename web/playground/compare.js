@@ -5,8 +5,8 @@
 // weights and output, cell by cell. Pure: views/compare.js draws it, page.js runs B.
 
 import { attentionSources } from './attention-data.js';
-import { moduleConfig } from './state.js';
-import { slice2d } from './tensor.js';
+import { moduleConfig } from './fields.js';
+import { slice2d } from '../tensor.js';
 
 // Weights that differ by more than this are highlighted (float32 noise of two identical runs is 0).
 export const DIFF_TOL = 1e-6;

@@ -3,9 +3,9 @@
 // data into it, in <script type="application/json" id="notebook-data">: the module's scenario with
 // its inputs as given (core/SCENARIO.md), its weights (safetensors, base64), token labels or a
 // vocabulary, the language, and the WASM core (base64). main.js starts the page from that data
-// instead of the link; page.js plans it with given.js; everything else is the page as it is.
+// instead of the link; the playground plans it with given.js; everything else is the page as it is.
 
-import { defaultState } from './state.js';
+import { defaultState } from '../app/state.js';
 
 // The data, or null on the page itself.
 export function notebookData(doc = document) {
@@ -42,9 +42,5 @@ export function notebookWeights(core, data) {
   return { name: data.weights_name, bytes, tensors: core.weightsListing(bytes) };
 }
 
-// page: createPage's, before the controls are built; the first recompute runs the given plan.
-export function startNotebook(page, data) {
-  page.given = { scenario: data.scenario, tokens: data.tokens ?? null, vocab: data.vocab ?? null };
-  page.weights = notebookWeights(page.core, data);
-  document.body.classList.add('notebook');
-}
+// The inputs the notebook gave, which the playground plans instead of its state (given.js).
+export const notebookGiven = (data) => ({ scenario: data.scenario, tokens: data.tokens ?? null, vocab: data.vocab ?? null });

@@ -67,7 +67,7 @@ function apply(run, msg, configuring) {
 }
 
 // onUpdate(kind, run): after each message (kind as apply returns it). createWorker: for tests.
-export function createTraining({ onUpdate, createWorker = () => new Worker(new URL('./train/worker.js', import.meta.url), { type: 'module' }) }) {
+export function createTraining({ onUpdate, createWorker = () => new Worker(new URL('./worker.js', import.meta.url), { type: 'module' }) }) {
   const run = emptyRun();
   let worker = null;
   let configuring = false;   // a config sent and not yet answered (its errors are the config's)

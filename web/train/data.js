@@ -3,7 +3,7 @@
 // over training, the sample's predictions, the numbers of the status line. Pure: no DOM.
 // train-page.js calls these on every animation frame that has news and hands the data to views/train-*.js.
 
-import { headLabels } from './train/patterns.js';
+import { headLabels } from './patterns.js';
 
 const CHART_POINTS = 400;   // a line of the chart holds at most this many points
 

@@ -2,8 +2,8 @@
 // patch over defaultState() (state.js); `tables` are the embedding tables a preset brings along.
 // Labels and help texts are in the current language (locales/, keys preset.<id>.label/help).
 
-import { t } from './i18n.js';
-import { DEFAULT_SENTENCE } from './state.js';
+import { t } from '../i18n.js';
+import { DEFAULT_SENTENCE } from './fields.js';
 
 // Seed 004's six 3-d input embeddings, one per word of "Your journey starts with one step".
 export const tables = {

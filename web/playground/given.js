@@ -5,8 +5,7 @@
 // else each axis shows positions.
 
 import { describeModule, deepFreeze, lossFor, planMask } from './scenario.js';
-import { tokenLabel } from './tokenize.js';
-import { vocabFromTokens } from './weights.js';
+import { tokenLabel, vocabFromTokens } from '../tokenize.js';
 
 const positions = (n) => Array.from({ length: n }, (_, i) => String(i));
 const product = (dims) => dims.reduce((a, b) => a * b, 1);
@@ -33,7 +32,7 @@ function labelsOf(input, kind, given) {
 
 // Which (b, q, k) cells a given mask input hides, in the module's convention, broadcast as PyTorch
 // broadcasts it against (B, [H], T, S); null when it differs per head (one picture cannot say it).
-function givenMask(mod, input, { T, S }) {
+function givenMask(mod, input, { T, S }, rules) {
   const { shape, data } = input;
   const full = mod.mask.withHeads ? 4 : 3;
   const dims = [...Array(Math.max(0, full - shape.length)).fill(1), ...shape];
@@ -41,15 +40,17 @@ function givenMask(mod, input, { T, S }) {
   const [bN, tN, sN] = mod.mask.withHeads ? [dims[0], dims[2], dims[3]] : [dims.at(-3) ?? 1, dims.at(-2), dims.at(-1)];
   const hides = mod.mask.maskedValue === 0 ? (v) => v === 0 : (v) => v !== 0;
   const at = (b, q, k) => hides(Number(data[((bN > 1 ? b : 0) * tN + (tN > 1 ? q : 0)) * sN + (sN > 1 ? k : 0)]));
+  // causal: it hides exactly what the core's causal rule hides (rules.mask)
+  const rule = rules.mask(T, S, { causal: true });
   let causal = true;
-  for (let q = 0; q < T && causal; q++) for (let k = 0; k < S; k++) if (at(0, q, k) !== k > q) { causal = false; break; }
+  for (let q = 0; q < T && causal; q++) for (let k = 0; k < S; k++) if (at(0, q, k) !== (rule[q * S + k] === 1)) { causal = false; break; }
   return { causal, padding: false, builtin: false, given: true, convention: mod.mask.maskedValue === 0 ? 'zero' : 'nonzero', at, shape };
 }
 
 // given: {scenario: {module, config, seed, train, inputs: [{name, shape, data} | {name, same_as}]},
 // tokens?: {input name: [[label, ...] per batch item]}, vocab?: [token of id 0, ...]}.
 // options as planRun's, plus train (dropout on) and grads (the step cards' dL/d(step)).
-export function planGiven(given, info, { returnParams = false, train = false, grads = false } = {}) {
+export function planGiven(given, info, { returnParams = false, train = false, grads = false, rules } = {}) {
   const mod = describeModule(info);
   const { scenario } = given;
   const byName = inputsByName(scenario.inputs);
@@ -66,7 +67,7 @@ export function planGiven(given, info, { returnParams = false, train = false, gr
   const cross = kIn.name !== qIn.name && (kIn.same ?? kIn.name) !== (qIn.same ?? qIn.name);
   const part = { B, T, S, lengths: { q: Array(B).fill(T), k: Array(B).fill(S) } };
   const maskInput = mod.mask && byName.get(mod.mask.name);
-  const mask = maskInput ? givenMask(mod, maskInput, part) : planMask({ causal: false }, mod, part, 'one', scenario.config).mask;
+  const mask = maskInput ? givenMask(mod, maskInput, part, rules) : planMask({ causal: false }, mod, part, 'one', scenario.config, rules).mask;
   const vocab = given.vocab ? vocabFromTokens([...given.vocab]) : null;
   const idsOf = (input) => (kindOf(input.name) === 'ids' ? [...input.data] : null);
   part.ids = mod.kind === 'ids' ? { q: idsOf(qIn), k: idsOf(kIn) } : null;

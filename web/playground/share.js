@@ -2,8 +2,9 @@
 // view as a link, as an <attention-playground> element (two lines of HTML) and as an iframe.
 // The choices go into the link only; the page itself stays as it is.
 
-import { t } from './i18n.js';
-import { names, toHash } from './state.js';
+import { t } from '../i18n.js';
+import { names, toHash } from '../app/state.js';
+import { checkboxLabel } from '../views/dom-write.js';
 
 // An HTML attribute, quoted so that JSON and apostrophes survive: the result is inert text.
 function attr(name, value) {
@@ -26,17 +27,6 @@ function elementSnippet(state, scriptUrl) {
 function iframeSnippet(link) {
   const src = link.replace(/&/g, '&amp;').replace(/"/g, '&quot;');
   return `<iframe src="${src}" title="Attention Playground" width="100%" height="900" loading="lazy"></iframe>`;
-}
-
-function checkbox(value, text, checked) {
-  const label = document.createElement('label');
-  label.className = 'inline';
-  const input = document.createElement('input');
-  input.type = 'checkbox';
-  input.value = value;
-  input.checked = checked;
-  label.append(input, ` ${text}`);
-  return label;
 }
 
 // els: {open (button), dialog, hide, steps (fieldsets), link, element, iframe (textareas), close};
@@ -70,9 +60,9 @@ export function createShareDialog(els, get) {
     const now = get();
     state = now.state;
     const hidden = new Set(names(state.hide));
-    els.hide.replaceChildren(els.hide.querySelector('legend'), ...now.controls.map((c) => checkbox(c.name, c.label, hidden.has(c.name))));
+    els.hide.replaceChildren(els.hide.querySelector('legend'), ...now.controls.map((c) => checkboxLabel(c.name, c.label, hidden.has(c.name))));
     const only = new Set(names(state.steps));
-    els.steps.replaceChildren(els.steps.querySelector('legend'), ...now.steps.map((s) => checkbox(s, s, only.size === 0 || only.has(s))));
+    els.steps.replaceChildren(els.steps.querySelector('legend'), ...now.steps.map((s) => checkboxLabel(s, s, only.size === 0 || only.has(s))));
     refresh();
     els.dialog.showModal();
   });

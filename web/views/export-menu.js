@@ -1,9 +1,11 @@
 // Exports: the scenario as JSON (runnable by `attention-cli run` and bindings/cli.mjs), any tensor
-// as JSON, CSV or NumPy .npy, any heatmap as PNG or SVG. Files are made in the page and handed to
-// the browser as downloads (blob: URLs, allowed under the strict CSP); nothing leaves the machine.
+// as JSON, CSV or NumPy .npy, any heatmap as PNG or SVG, and the export menu a step card or the
+// attention view shows. Files are made in the page and handed to the browser as downloads
+// (download.js: blob: URLs, allowed under the strict CSP); nothing leaves the machine.
 
-import { i18nLabel, i18nText } from './i18n.js';
-import { formatValue } from './tensor.js';
+import { i18nLabel, i18nText } from '../i18n.js';
+import { formatValue } from '../tensor.js';
+import { download } from './download.js';
 
 // Typed arrays become plain arrays; non-finite numbers the core's JSON writes as strings.
 function plain(value) {
@@ -92,19 +94,6 @@ function heatmapSVG(view, title = '') {
   }
   out.push('</svg>');
   return `${out.join('\n')}\n`;
-}
-
-// Hands a file to the browser as a download.
-export function download(filename, content, type) {
-  const blob = content instanceof Blob ? content : new Blob([content], { type });
-  const a = document.createElement('a');
-  a.href = URL.createObjectURL(blob);
-  a.download = filename;
-  a.hidden = true;
-  document.body.append(a);
-  a.click();
-  a.remove();
-  setTimeout(() => URL.revokeObjectURL(a.href), 10000);
 }
 
 const safeName = (s) => String(s).replace(/[^\w.-]+/g, '_').replace(/^_+|_+$/g, '') || 'tensor';

@@ -3,10 +3,10 @@
 // head. Pure: no DOM. page.js calls these on every draw and hands the data to views/.
 
 import { isWeightsStep } from './attention-data.js';
-import { t } from './i18n.js';
+import { t } from '../i18n.js';
 import { outputRowInput } from './labels.js';
 import { tables } from './presets.js';
-import { tokenize } from './tokenize.js';
+import { tokenize } from '../tokenize.js';
 
 // The module's output with its dims and labels: rows are tokens, columns the vocabulary for logits.
 export function outputData(result, plan) {

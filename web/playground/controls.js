@@ -3,11 +3,13 @@
 // controlView() derives from state + module what is shown and how it is labelled (pure); the
 // panel writes that into the DOM and reports edits (events.js wires them to page.js).
 
-import { t, tCore } from './i18n.js';
+import { t, tCore } from '../i18n.js';
 import { PageError, describeModule, isRandom, pairingOf } from './scenario.js';
-import { moduleConfig, names, schema } from './state.js';
-import { createArgsForm } from './views/config-form.js';
-import { clearErrors, showError } from './views/errors.js';
+import { fieldMessage, fieldProblem, names, schema } from '../app/state.js';
+import { moduleConfig } from './fields.js';
+import { createArgsForm } from '../views/config-form.js';
+import { fillOptions } from '../views/dom-write.js';
+import { clearErrors, showError } from '../views/errors.js';
 
 // What the panel shows for this state and module: every control's visibility, the labels of the
 // text boxes, the causal box and the notes. Pure.
@@ -46,24 +48,19 @@ export function controlView(state, info) {
   };
 }
 
-// The page's own whole-number fields (seed, random shapes, width), as labelled on the panel.
-const FIELD_LABELS = { seed: () => 'torch.manual_seed', batch: () => t('random.batch'), seqT: () => t('random.seqT'), seqS: () => t('random.seqS'), width: () => t('random.width') };
-
-// Whole numbers typed in the page's own fields are checked here (those shown); the module's
-// arguments are checked by the core, which names the rule.
+// The page's own whole-number fields (seed, random shapes, width) shown are checked here, by the
+// one validator (app/state.js); the module's arguments are checked by the core, which names the rule.
 export function checkPageFields(state, show) {
-  for (const [key, field] of Object.entries(schema)) {
-    if (field.type !== 'int' || show[key] === false) continue;
-    const v = state[key];
-    if (!Number.isInteger(v) || v < field.min || v > field.max) {
-      throw new PageError(t('field.range', { label: FIELD_LABELS[key]?.() ?? key, min: field.min, max: field.max }), key);
-    }
+  for (const key of ['seed', 'batch', 'seqT', 'seqS', 'width']) {
+    if (show[key] === false) continue;
+    const problem = fieldProblem(key, state[key]);
+    if (problem) throw new PageError(fieldMessage(key, problem), key);
   }
 }
 
-function readControl(el, field) {
+function readControl(el) {
   if (el.type === 'checkbox') return el.checked;
-  if (field.type === 'int') return el.value.trim() === '' ? NaN : Number(el.value);
+  if (schema[el.dataset.field].type === 'int') return el.value.trim() === '' ? NaN : Number(el.value);
   return el.value;
 }
 
@@ -107,18 +104,15 @@ export function createControls(panel, modules, { onField, onArg }) {
   for (const el of panel.querySelectorAll('[data-field]')) {
     const event = el.type === 'checkbox' || el.type === 'radio' || el.tagName === 'SELECT' ? 'change' : 'input';
     el.addEventListener(event, () => {
-      if (el.type !== 'radio' || el.checked) onField(el.dataset.field, readControl(el, schema[el.dataset.field]));
+      if (el.type !== 'radio' || el.checked) onField(el.dataset.field, readControl(el));
     });
   }
   return {
     // The module select's options, in the current language.
     fillModules() {
-      $('module').replaceChildren(...modules.map((m) => {
-        const o = document.createElement('option');
-        o.value = m.id;
-        o.textContent = t(m.seed_name !== m.id ? 'module.optionNamed' : 'module.option', { id: m.id, seed: m.seed, name: m.seed_name });
-        return o;
-      }));
+      fillOptions($('module'), modules.map((m) => ({
+        value: m.id, text: t(m.seed_name !== m.id ? 'module.optionNamed' : 'module.option', { id: m.id, seed: m.seed, name: m.seed_name }),
+      })));
     },
     render(state, info, view) {
       writeView(panel, view, info);
@@ -145,7 +139,4 @@ export function createControls(panel, modules, { onField, onArg }) {
   };
 }
 
-// The "Trained weights" line under the picker.
-export function showWeightsStatus(weights) {
-  $('weights-status').textContent = weights ? t('weights.loaded', { name: weights.name, n: weights.tensors.length }) : '';
-}
+

@@ -3,8 +3,8 @@
 // config. Pure (texts in the page's language, i18n.js); views/checks.js prints them.
 
 import { attentionSources, isWeightsStep } from './attention-data.js';
-import { t } from './i18n.js';
-import { formatFill, namedShape, prod } from './tensor.js';
+import { t } from '../i18n.js';
+import { formatFill, namedShape, prod } from '../tensor.js';
 
 const SUM_TOL = 1e-5;
 

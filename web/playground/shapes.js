@@ -3,8 +3,8 @@
 // parameter). The step cards (views/step-card.js) print it under each step's named shape, in the
 // page's language (i18n.js); pipeline.js resolves each step's first input (sourceOf, inputAsStep).
 
-import { t } from './i18n.js';
-import { formatFill, namedShape, prod } from './tensor.js';
+import { t } from '../i18n.js';
+import { formatFill, namedShape, prod } from '../tensor.js';
 
 // Dims (as name=size) present in `a` but not in `b`, by name and size.
 function missing(a, b) {

@@ -3,9 +3,9 @@
 // also runs the module's attention on the GPU from the very inputs and parameters the core used,
 // after the page has redrawn, and the panel shows the largest |WebGPU − WASM| difference over the
 // output and the displayed head's weights. Any WebGPU failure falls back to WASM with a notice.
-import { GpuAttention, gpuSupport, planFromResult } from './gpu/attention-gpu.js';
-import { t } from './i18n.js';
-import { setAttr, setHidden, setText } from './views/dom-write.js';
+import { GpuAttention, gpuSupport, planFromResult } from '../gpu/attention-gpu.js';
+import { t } from '../i18n.js';
+import { setAttr, setHidden, setText } from '../views/dom-write.js';
 
 const WASM = 'WASM SIMD';
 

@@ -3,10 +3,9 @@
 // Pure: no DOM, no core. page.js runs the plan (runPlan) and hands plan + result to the views;
 // labels.js maps a step's axes to the plan's tokens.
 
-import { t, tCore } from './i18n.js';
-import { PAD, buildVocab, tokenLabel, tokenize } from './tokenize.js';
-import { vocabFromTokens } from './weights.js';
-import { moduleConfig } from './state.js';
+import { t, tCore } from '../i18n.js';
+import { PAD, buildVocab, tokenLabel, tokenize, vocabFromTokens } from '../tokenize.js';
+import { moduleConfig } from './fields.js';
 import { tables } from './presets.js';
 
 const MAX_TOKENS = 64;
@@ -207,33 +206,33 @@ function checkInVocab(trained, vocab, sentences) {
 }
 
 // A module that masks by itself: causal always, or (ModernAttention) as its `causal`, `window` and
-// `sink_tokens` arguments say, with the core's rule (core/graph.cpp window_mask; positions 0..T-1):
-// key k is hidden from query q when k > q, or when k <= q - window and k is not one of the sinks.
-function builtinMask(config) {
-  if (!('causal' in config) && !('window' in config)) {
-    return { causal: true, padding: false, builtin: true, window: 0, sinks: 0, at: (b, q, k) => k > q };
-  }
-  const causal = config.causal !== false;
-  const window = config.window > 0 ? config.window : 0;
+// `sink_tokens` arguments say. Which cells the rule hides comes from the core (rules.mask: its
+// window_mask for positions 0..T-1), never from a formula here.
+function builtinMask(config, { T, S }, rules) {
+  const argMasked = 'causal' in config || 'window' in config;
+  const causal = !argMasked || config.causal !== false;
+  const window = argMasked && config.window > 0 ? config.window : 0;
   const sinks = window > 0 && config.sink_tokens > 0 ? config.sink_tokens : 0;
   if (!causal && !window) return null;
-  const at = (b, q, k) => k > q || (window > 0 && k <= q - window && k >= sinks);
-  return { causal: true, padding: false, builtin: true, window, sinks, at };
+  const cells = rules.mask(T, S, { causal, window, sinkTokens: sinks });
+  return { causal: true, padding: false, builtin: true, window, sinks, at: (b, q, k) => cells[q * S + k] === 1 };
 }
 
 // Which (batch, query, key) cells are masked, and the mask input in the module's convention:
 // {mask: {causal, padding, builtin, convention, at(b, q, k), shape?} | null, input | null, notes}.
-function planMask(state, mod, { B, T, S, lengths }, pairing, config = {}) {
+// The causal part of a mask input is the core's rule (rules.mask); padding is this batch's own.
+function planMask(state, mod, { B, T, S, lengths }, pairing, config = {}, rules) {
   const batch = pairing === 'batch';
   if (mod.builtinCausal || mod.argMask) {
-    const mask = builtinMask(config);
+    const mask = builtinMask(config, { T, S }, rules);
     return { mask, input: null, notes: batch && mask ? [note('scenario.padVisible', { pad: PAD })] : [] };
   }
   if (!mod.mask) return { mask: null, input: null, notes: batch ? [note('scenario.padAttended', { pad: PAD })] : [] };
   const padding = batch && lengths.k.some((n) => n < S);
   const causal = state.causal;
   if (!causal && !padding) return { mask: null, input: null, notes: [] };
-  const at = (b, q, k) => (causal && k > q) || (padding && k >= lengths.k[b]);
+  const hidden = causal ? rules.mask(T, S, { causal: true }) : null;
+  const at = (b, q, k) => (causal && hidden[q * S + k] === 1) || (padding && k >= lengths.k[b]);
   const masked = mod.mask.maskedValue;
   const data = new Float32Array(B * T * S);
   for (let b = 0; b < B; b++) for (let q = 0; q < T; q++) for (let k = 0; k < S; k++) {
@@ -257,9 +256,10 @@ function deepFreeze(value) {
 // batch item), lengths {q, k}, B, T, S, d, mask, notes [{key, params}], ids {q, k}, loss: null, or
 // 'next' / 'sum' when the run computes gradients (lossFor)}. Made whole in
 // one call and deep-frozen (deepFreeze): nothing edits a plan after it is made.
-// options.weights: the loaded trained weights (weights.js), whose vocabulary the Transformer's ids
-// follow; options.returnParams: also return the module's parameters (the GPU computes from them).
-export function planRun(state, info, { weights = null, returnParams = false } = {}) {
+// options.weights: the loaded trained weights (app/weights.js), whose vocabulary the Transformer's ids
+// follow; options.returnParams: also return the module's parameters (the GPU computes from them);
+// options.rules: the core's attention rules ({mask(T, S, {causal, window, sinkTokens})}: core.attentionMask).
+export function planRun(state, info, { weights = null, returnParams = false, rules } = {}) {
   const mod = describeModule(info);
   const config = moduleConfig(state, info);
   checkConfig(info, config);
@@ -268,7 +268,7 @@ export function planRun(state, info, { weights = null, returnParams = false } = 
   let part;
   if (mod.kind === 'ids') part = planIds(state, mod, config, weights?.vocab ? weights : null);
   else part = isRandom(state) ? planRandom(state, mod, d) : planText(state, mod, d, pairing);
-  const masking = planMask(state, mod, part, pairing, part.config ?? config);
+  const masking = planMask(state, mod, part, pairing, part.config ?? config, rules);
   const finalConfig = part.config ?? config;
   const train = state.trainmode && finalConfig.dropout > 0 ? [note('scenario.trainNote', { pct: Math.round(finalConfig.dropout * 100), p: finalConfig.dropout })] : [];
   const notes = [...part.notes, ...train, ...masking.notes];
@@ -299,19 +299,6 @@ function lossFor(mod, part) {
 // Runs the plan on the core: one traced run. weights: {name, bytes} of a loaded safetensors file.
 export function runPlan(core, plan, weights = null) {
   return core.run(plan.main, weights ? { weights: weights.bytes, weightsName: weights.name } : {});
-}
-
-// The scenario fields a core error can name (error.field) and the control each belongs beside.
-const FIELD_CONTROLS = { module: 'module', seed: 'seed', train: 'trainmode', weights: 'weights', loss: 'grads' };
-
-// Which control a core error belongs beside, from the scenario field it names: an argument's
-// field, the mask's (the causal box), the weights', else the tokens box.
-export function controlForError(error, mod) {
-  const field = error.field ?? '';
-  if (field.startsWith('config.')) return `arg:${field.slice('config.'.length)}`;
-  if (field in FIELD_CONTROLS) return FIELD_CONTROLS[field];
-  if (mod?.mask && field === `inputs.${mod.mask.name}`) return 'causal';
-  return 'text';
 }
 
 // For given.js, whose plans (a notebook's given inputs) share these parts with planRun's.

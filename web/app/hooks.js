@@ -1,41 +1,39 @@
 // window.playground: what tests, scripts/measure-*.mjs and course pages read of a live page. Every
 // name is used from outside: keep them and their behaviour. getPage() is null until the core has
-// loaded (page.js holds the state, the last run and the views' latest results; page.train the
-// training run, train-page.js).
-import { generationSummary } from './generate-page.js';
-import { headsSummary, trainingSummary } from './train-data.js';
-
+// loaded; each mode's part comes from its summary() (app/modes.js), null while the mode is closed.
 export function exposeHooks(getPage) {
+  const mode = (id) => getPage()?.modes.get(id)?.summary() ?? null;
+  const pg = () => mode('playground');
   window.playground = {
     // The latest result of either card (the pipeline's or the softmax card's), and each one's.
-    result: () => getPage()?.results.latest ?? null,
-    pipelineResult: () => getPage()?.results.pipeline ?? null,
-    softmaxResult: () => getPage()?.results.softmax ?? null,
-    get backend() { return getPage()?.backend; },   // backend.js's panel: compare, gpu(), last(), idle()
+    result: () => pg()?.results.latest ?? null,
+    pipelineResult: () => pg()?.results.pipeline ?? null,
+    softmaxResult: () => pg()?.results.softmax ?? null,
+    get backend() { return pg()?.backend; },        // backend.js's panel: compare, gpu(), last(), idle()
     get core() { return getPage()?.core; },         // the loaded WASM core (bindings/attention.mjs API)
     // The link of the view on screen, written into the address bar first.
     link: () => getPage().link.now(),
     state: () => structuredClone(getPage().state),
     // The WASM heap: memory size and bytes malloc holds now (soak tests watch both for growth).
     heap: () => ({ wasmMemoryBytes: getPage().core.heapBytes(), wasmMallocBytes: getPage().core.heapUsed() }),
-    plan: () => getPage()?.last?.plan ?? null,     // scenario.js's frozen plan of the last good run
+    plan: () => pg()?.last?.plan ?? null,           // scenario.js's frozen plan of the last good run
     // Compare mode (compare.js compareData): {args, steps, weights {max, count, n} | null, output
     // {name, max, count, n} | null} of the configurations A and B as drawn; null when it is off.
     compare: () => {
-      const d = getPage()?.state.compare ? getPage().views.compare.data() : null;
+      const d = getPage()?.state.compare ? pg()?.views.compare.data() : null;
       if (!d) return null;
       const pick = (x) => x && { max: x.max, count: x.count, n: x.n, ...(x.name ? { name: x.name } : {}) };
       return structuredClone({ args: d.args, steps: d.steps, weights: pick(d.diff), output: pick(d.output) });
     },
     // Training mode: {task, step, losses (every step's), accuracy (the latest held-out one, or
-    // null), stepsPerSecond, running}; null before the core loaded.
-    training: () => (getPage()?.train ? trainingSummary(getPage().train.controller.run, getPage().state.train) : null),
+    // null), stepsPerSecond, running}; null before the core loaded or while training is closed.
+    training: () => mode('train')?.training() ?? null,
     // The latest snapshot's heads: [{layer, head, scores (train/patterns.js), labels}].
-    trainingHeads: () => (getPage()?.train ? headsSummary(getPage().train.controller.run) : []),
+    trainingHeads: () => mode('train')?.heads() ?? [],
     // Every evaluation so far: [{step, heldoutAccuracy, trainAccuracy}] (every evalEvery steps).
-    trainingAccuracies: () => structuredClone(getPage()?.train?.controller.run.accuracies ?? []),
-    // Generate mode (generate-page.js): {ids (prompt + generated), steps (tokens generated),
-    // cacheShape ((1, n_head, t, head_dim) of the KV cache), running}; null outside the mode.
-    generation: () => structuredClone(generationSummary(getPage())),
+    trainingAccuracies: () => structuredClone(mode('train')?.accuracies() ?? []),
+    // Generate mode: {ids (prompt + generated), steps (tokens generated), cacheShape ((1, n_head, t,
+    // head_dim) of the KV cache), cacheBytesPerToken, running}; null outside the mode or without a session.
+    generation: () => structuredClone(mode('generate')?.generation() ?? null),
   };
 }

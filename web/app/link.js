@@ -1,8 +1,8 @@
-// The URL side of the state (state.js declares the schema): the state a link opens, presets laid
+// The URL side of the state (app/state.js declares the schema): the state a link opens, presets laid
 // under a link's own fields or under what a click keeps, and the state written back into the
-// hash, once typing pauses or at once when the link is asked for. page.js owns the live state.
+// hash, once typing pauses or at once when the link is asked for. app/page.js owns the live state.
 
-import { presets } from './presets.js';
+import { presets } from '../playground/presets.js';
 import { defaultState, fromHash, hashProblems, linkParams, schema, toHash } from './state.js';
 
 // States laid over one another, later layers winning; `config` (arguments per module) merged.

@@ -1,0 +1,16 @@
+// The page's modes, each in its own folder: the playground (always open), training, generation.
+// A mode declares its fields (its fields.js: merged into the one state by app/state.js, so they
+// are in every link) and whether a state opens it; its code is loaded when it opens (a dynamic
+// import: the first view holds the playground's only). A mode's module exports
+//   start(page) -> {sync(state, prev), relabel(), stop(), summary()}
+// sync: the state changed (another mode's edit, the link, a weights file: every mode reads the
+// same state, never another mode's DOM); relabel: the language changed; stop: the mode closed;
+// summary: what window.playground reports of it (app/hooks.js). Its views are in views/, its
+// worker (if any) beside it.
+import * as playground from '../playground/mode.js';
+
+export const MODES = Object.freeze([
+  { id: 'playground', open: () => true, load: async () => playground },
+  { id: 'train', open: (state) => !!state.train, load: () => import('../train/mode.js') },
+  { id: 'generate', open: (state) => !!state.generate, load: () => import('../generate/mode.js') },
+]);

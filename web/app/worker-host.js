@@ -1,0 +1,33 @@
+// What every mode's Web Worker shares (train/worker.js, generate/worker.js): its own WASM core
+// (the fast build), messages handled one after another in order, errors sent back as messages
+// with the field they are about, and the loop's next turn without setTimeout's 4 ms clamp.
+import { loadAttention } from '../../bindings/attention.mjs';
+
+// The workers compute with the full-speed build of the core (bindings/attention.mjs).
+export const loadWorkerCore = () => loadAttention({ fast: true });
+
+export const errorMessage = (e) => ({ type: 'error', message: String(e?.message ?? e), field: e?.field ?? null });
+
+// handle(msg) runs dispatch(msg) after every message before it is done (an init's core load
+// included); a thrown error becomes an error message to the page.
+export function inOrder(dispatch, post) {
+  let queue = Promise.resolve();
+  return (msg) => (queue = queue.then(() => dispatch(msg)).catch((e) => post(errorMessage(e))));
+}
+
+// A later turn of the worker's loop: a MessageChannel message, since nested setTimeout(0) is
+// clamped to 4 ms (a quarter of a 16 ms chunk lost).
+export function macrotask() {
+  const channel = new MessageChannel();
+  const queue = [];
+  channel.port1.onmessage = () => queue.shift()?.();
+  return (fn) => { queue.push(fn); channel.port2.postMessage(0); };
+}
+
+// Inside a Web Worker: a controller made by create({post, schedule}) answers the page's messages.
+// Imported anywhere else (Node tests) it does nothing: the file just gives its controller.
+export function serve(create) {
+  if (typeof WorkerGlobalScope === 'undefined' || !(globalThis instanceof WorkerGlobalScope)) return;
+  const controller = create({ post: (message, transfer = []) => globalThis.postMessage(message, transfer), schedule: macrotask() });
+  globalThis.onmessage = (event) => controller.handle(event.data);
+}
