@@ -9,7 +9,6 @@ import { createPage, openModes, relabel } from './app/page.js';
 import { fromHash } from './app/state.js';
 import { setWeights } from './app/weights.js';
 import { i18nText, lang, pickLang, setLang, translatePage } from './i18n.js';
-import { notebookData, notebookGiven, notebookLink, notebookWasm, notebookWeights } from './playground/notebook.js';
 
 // The language: the link's `lang` (or the notebook's), else the browser's (i18n.js). Static texts
 // follow as soon as its dictionary is there, and the switch works while the core loads; once the
@@ -55,17 +54,25 @@ async function loadCore(options) {
   }
 }
 
+// In a notebook's output, the module, weights and inputs the notebook gave (playground/notebook.js,
+// loaded only there), or null.
+async function notebookOf(doc) {
+  if (!doc.getElementById('notebook-data')) return null;
+  const nb = await import('./playground/notebook.js');
+  return { nb, data: nb.notebookData(doc) };
+}
+
 async function main() {
   let page = null;
   exposeHooks(() => page);
-  // In a notebook's output (playground/notebook.js): the module, weights and inputs the notebook gave.
-  const notebook = notebookData();
-  const [language, core] = await Promise.all([startLanguage(notebook?.lang), loadCore(notebook ? { wasmBinary: notebookWasm(notebook) } : {})]);
+  const inNotebook = await notebookOf(document);
+  const notebook = inNotebook?.data;
+  const [language, core] = await Promise.all([startLanguage(notebook?.lang), loadCore(notebook ? { wasmBinary: inNotebook.nb.notebookWasm(notebook) } : {})]);
   if (!core) return;
   const modules = core.modules();
   let link;
   try {
-    link = notebook ? notebookLink(notebook, modules.find((m) => m.id === notebook.scenario.module)) : readLink(location.hash, modules.map((m) => m.id));
+    link = notebook ? inNotebook.nb.notebookLink(notebook, modules.find((m) => m.id === notebook.scenario.module)) : readLink(location.hash, modules.map((m) => m.id));
   } catch (e) {
     showCoreStatus(null, e);
     return;
@@ -75,9 +82,9 @@ async function main() {
   page.language = language;
   language.page = page;
   if (notebook) {
-    page.notebook = { given: notebookGiven(notebook) };
+    page.notebook = { given: inNotebook.nb.notebookGiven(notebook), planGiven: inNotebook.nb.planGiven };
     document.body.classList.add('notebook');
-    setWeights(page, notebookWeights(core, notebook));
+    setWeights(page, inNotebook.nb.notebookWeights(core, notebook));
   }
   await openModes(page);
   document.body.dataset.ready = 'true';

@@ -2,6 +2,7 @@
 // the page lists them; and the validation of a config against it.
 #include <cmath>
 #include <set>
+#include <string_view>
 
 #include "base/error.hpp"
 #include "modules/modules.hpp"
@@ -36,14 +37,14 @@ const ModuleInfo& module_info(const std::string& id) {
   std::string known;
   for (const ModuleInfo& m : module_registry()) {
     if (m.id == id) return m;
-    known += (known.empty() ? "" : ", ") + m.id;
+    known += (known.empty() ? "" : ", ") + std::string(m.id);
   }
   fail_at("module", "module '", id, "' is unknown: use one of ", known);
 }
 
 bool has_dropout(const ModuleInfo& info) {
   for (const ArgSpec& a : info.args)
-    if (a.name == "dropout") return true;
+    if (std::string_view(a.name) == "dropout") return true;
   return false;
 }
 
@@ -74,7 +75,7 @@ Config make_config(const ModuleInfo& info, const std::map<std::string, double>& 
   for (const auto& [name, value] : given) {
     if (!known.count(name)) {
       std::string names;
-      for (const ArgSpec& a : info.args) names += (names.empty() ? "" : ", ") + a.name;
+      for (const ArgSpec& a : info.args) names += (names.empty() ? "" : ", ") + std::string(a.name);
       fail_at("config." + name, "config '", name, "' is not an argument of ", info.id, ": its arguments are ",
            names.empty() ? std::string("(none)") : names);
     }
@@ -82,12 +83,12 @@ Config make_config(const ModuleInfo& info, const std::map<std::string, double>& 
   for (const ArgSpec& a : info.args) {
     auto it = given.find(a.name);
     if (it == given.end()) {
-      if (a.required) fail_at("config." + a.name, "config '", a.name, "' is required by ", info.id, " (", a.help, ")");
+      if (a.required) fail_at(std::string("config.") + a.name, "config '", a.name, "' is required by ", info.id, " (", a.help, ")");
       c.values[a.name] = a.default_value;
       continue;
     }
     const double v = it->second;
-    const std::string field = "config." + a.name;
+    const std::string field = std::string("config.") + a.name;
     if (!std::isfinite(v)) fail_at(field, "config '", a.name, "' (", v, ") must be ", type_name(a.type));
     if (a.type != ArgType::Float && v != std::floor(v))
       fail_at(field, "config '", a.name, "' (", v, ") must be ", type_name(a.type));

@@ -215,7 +215,7 @@ std::string modules_json() {
                         {"role", input_role_name(in.role)},
                         {"optional", in.optional},
                         {"dims", in.dims},
-                        {"width", in.width.empty() ? json(nullptr) : json(in.width)},
+                        {"width", *in.width ? json(in.width) : json(nullptr)},
                         {"shape", in.shape}});
     list.push_back({{"id", m.id},
                     {"seed", m.seed},

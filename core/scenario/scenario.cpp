@@ -89,7 +89,7 @@ const InputSpec& input_spec(const ModuleInfo& info, const std::string& name, con
   std::string names;
   for (const InputSpec& is : info.inputs) {
     if (is.name == name) return is;
-    names += (names.empty() ? "" : ", ") + is.name;
+    names += (names.empty() ? "" : ", ") + std::string(is.name);
   }
   fail_at("inputs", where, ".name '", name, "' is not an input of ", info.id, ": its inputs are ", names);
 }

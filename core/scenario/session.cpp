@@ -107,7 +107,7 @@ std::vector<Tensor> build_inputs(const Scenario& s, const ModuleInfo& info, Gene
   }
   for (size_t i = 0; i < info.inputs.size(); ++i)
     if (!inputs[i].defined() && !info.inputs[i].optional)
-      fail_at("inputs." + info.inputs[i].name, "input '", info.inputs[i].name, "' ", info.inputs[i].shape, " is required by ",
+      fail_at(std::string("inputs.") + info.inputs[i].name, "input '", info.inputs[i].name, "' ", info.inputs[i].shape, " is required by ",
               s.module, " but not given");
   return inputs;
 }
@@ -187,7 +187,7 @@ Result Session::gradients(bool trace) {
     if (!inputs_[i].defined() || info_->inputs[i].kind != InputKind::Float) continue;
     const int32_t node = ctx.input_node(info_->inputs[i].name);
     const Tensor g = node >= 0 ? t.node_grads[static_cast<size_t>(node)] : Tensor();
-    r.grads.push_back({"input:" + info_->inputs[i].name, g.defined() ? g.contiguous() : Tensor::zeros(inputs_[i].shape())});
+    r.grads.push_back({std::string("input:") + info_->inputs[i].name, g.defined() ? g.contiguous() : Tensor::zeros(inputs_[i].shape())});
   }
   return r;
 }

@@ -61,11 +61,14 @@ test('every Chinese text is a translation: Chinese characters in it, never the E
   }
 });
 
-test('every data-i18n key of index.html exists', () => {
-  const html = readFileSync(join(web, 'index.html'), 'utf8');
-  const keys = [...html.matchAll(/data-i18n(?:-aria-label)?="([^"]+)"/g)].map((m) => m[1]);
-  assert.ok(keys.length >= 50, `${keys.length} keys`);
-  for (const key of keys) assert.ok(key in en, `index.html uses ${key}, which locales/en.js lacks`);
+// The static markup's keys: index.html's, and the modes' sections (views/*-section.js).
+const markupKeys = () => [readFileSync(join(web, 'index.html'), 'utf8'), ...sources().filter((f) => f.path.endsWith('-section.js')).map((f) => f.text)]
+  .flatMap((text) => [...text.matchAll(/data-i18n(?:-aria-label)?="([^"]+)"/g)].map((m) => m[1]));
+
+test('every data-i18n key of the markup exists', () => {
+  const keys = markupKeys();
+  assert.ok(keys.length >= 100, `${keys.length} keys`);
+  for (const key of keys) assert.ok(key in en, `the markup uses ${key}, which the locales lack`);
 });
 
 test('every key quoted in the page\'s scripts exists, and every key is used', () => {
@@ -78,8 +81,7 @@ test('every key quoted in the page\'s scripts exists, and every key is used', ()
       used.add(m[1]);
     }
   }
-  const html = readFileSync(join(web, 'index.html'), 'utf8');
-  for (const m of html.matchAll(/data-i18n(?:-aria-label)?="([^"]+)"/g)) used.add(m[1]);
+  for (const key of markupKeys()) used.add(key);
   // Built from a variable: shapes.js picks the third that chunk() takes.
   for (const which of ['first', 'second', 'last', 'one']) used.add(`change.chunk.${which}`);
   assert.deepEqual(Object.keys(en).filter((k) => !used.has(k)), [], 'keys no script uses');

@@ -20,7 +20,7 @@ export function exposeHooks(getPage) {
     // Compare mode (compare.js compareData): {args, steps, weights {max, count, n} | null, output
     // {name, max, count, n} | null} of the configurations A and B as drawn; null when it is off.
     compare: () => {
-      const d = getPage()?.state.compare ? pg()?.views.compare.data() : null;
+      const d = getPage()?.state.compare ? pg()?.views.compare?.data() : null;
       if (!d) return null;
       const pick = (x) => x && { max: x.max, count: x.count, n: x.n, ...(x.name ? { name: x.name } : {}) };
       return structuredClone({ args: d.args, steps: d.steps, weights: pick(d.diff), output: pick(d.output) });

@@ -11,6 +11,7 @@ import { addLocale, t, translatePage } from '../i18n.js';
 import { genEn } from '../locales/gen.en.js';
 import { moduleConfig } from '../playground/fields.js';
 import { createGenCache } from '../views/generate-cache.js';
+import { fillSection } from '../views/generate-section.js';
 import { createGenPanel } from '../views/generate-panel.js';
 import { createGenProbs } from '../views/generate-probs.js';
 import { createGenRows } from '../views/generate-rows.js';
@@ -162,6 +163,7 @@ function show(on) {
 // g: {page, gen (session.js), key (the fields the session has), version (sessions built), preview /
 // previewState (a slider moving), layer, promptError, views, open}. Built once per page.
 function build(page) {
+  fillSection($('generation'));
   const g = { page, key: '', version: 0, preview: null, previewState: null, layer: null, promptError: null, open: false };
   g.gen = createGenerator({ onUpdate: (kind, session) => {
     if (kind === 'error') g.views.panel.showError(controlFor('generate', session.error.field), session.error.message);

@@ -7,6 +7,7 @@
 // the two.
 
 import { t } from '../i18n.js';
+import { adapterName, gpuAdapter } from './adapter.js';
 
 const SHADERS = {
   common: new URL('./attention-common.wgsl', import.meta.url),
@@ -288,22 +289,8 @@ async function loadText(url) {
 //   if (gpuSupport(scenario, result).ok) r = await gpu.run(planFromResult(result), { weights: { b: 0, h: 0 } });
 //   r.output, r.attentionWeights (the chosen heads), r.ms
 export class GpuAttention {
-  // The browser's adapter (cheap: no device, no shaders), or an Error saying why WebGPU is not
-  // there (no navigator.gpu, no adapter); its `key` names the message, so the page can show it
-  // again in another language.
-  static async adapter() {
-    const absent = (key) => Object.assign(new Error(t(key)), { key });
-    if (typeof navigator === 'undefined' || !navigator.gpu) throw absent('gpu.noNavigator');
-    const adapter = await navigator.gpu.requestAdapter();
-    if (!adapter) throw absent('gpu.noAdapter');
-    return adapter;
-  }
-
-  // What the page calls an adapter: vendor, architecture, device, description as the browser gives them.
-  static adapterName(adapter) {
-    const info = adapter.info ?? {};
-    return [info.vendor, info.architecture, info.device, info.description].filter(Boolean).join(' ') || 'WebGPU adapter';
-  }
+  static adapter() { return gpuAdapter(); }
+  static adapterName(adapter) { return adapterName(adapter); }
 
   // The device and its pipelines (the fused kernel's on first use), on `adapter`
   // (GpuAttention.adapter() when not given): the shader compiles are the start-up's cost (on
@@ -313,15 +300,15 @@ export class GpuAttention {
     const limits = {};
     for (const k of ['maxStorageBufferBindingSize', 'maxBufferSize']) limits[k] = adapter.limits[k];
     const device = await adapter.requestDevice({ requiredLimits: limits });
-    const [common, linear, fused, weights, naive, rope, loopCap] = await Promise.all(
-      [SHADERS.common, SHADERS.linear, SHADERS.fused, SHADERS.weights, SHADERS.naive, SHADERS.rope, SHADERS.loopCap].map(loadText));
+    const [common, linear, weights, naive, rope, loopCap] = await Promise.all(
+      [SHADERS.common, SHADERS.linear, SHADERS.weights, SHADERS.naive, SHADERS.rope, SHADERS.loopCap].map(loadText));
     const gpu = new GpuAttention(adapter, device, onLost);
     gpu.paramLayout = paramLayout(common);
     const pipeline = (code, entryPoint) => compilePipeline(device, code, entryPoint);
     const naiveCode = `${common}\n${naive}`;
-    // The fused kernel is compiled on its first use (fusedPipeline()): on SwiftShader it alone
-    // takes 1.8 s of the 2.3 s the pipelines take, and a page checking a few tokens never needs it.
-    gpu.fusedCode = `${common}\n${fused}`;
+    // The fused kernel is fetched and compiled on its first use (fusedPipeline()): on SwiftShader
+    // it alone takes 1.8 s of the 2.3 s the pipelines take, and a page checking a few tokens never needs it.
+    gpu.commonCode = common;
     const [pLinear, pWeights, pScores, pNormalize, pWeighted, pRope, pLoopCap] = await Promise.all([
       pipeline(linear), pipeline(`${common}\n${weights}`),
       pipeline(naiveCode, 'scores'), pipeline(naiveCode, 'normalize_rows'), pipeline(naiveCode, 'weighted_sum'), pipeline(rope), pipeline(loopCap)]);
@@ -332,7 +319,8 @@ export class GpuAttention {
 
   // The fused kernel's pipeline, compiled once, on the first plan that runs it.
   fusedPipeline() {
-    this.fusedCompile ??= compilePipeline(this.device, this.fusedCode).then((p) => { this.pipelines.fused = p; return p; });
+    this.fusedCompile ??= loadText(SHADERS.fused).then((fused) => compilePipeline(this.device, `${this.commonCode}\n${fused}`))
+      .then((p) => { this.pipelines.fused = p; return p; });
     return this.fusedCompile;
   }
 

@@ -3,7 +3,7 @@
 // also runs the module's attention on the GPU from the very inputs and parameters the core used,
 // after the page has redrawn, and the panel shows the largest |WebGPU − WASM| difference over the
 // output and the displayed head's weights. Any WebGPU failure falls back to WASM with a notice.
-import { GpuAttention, gpuSupport, planFromResult } from '../gpu/attention-gpu.js';
+import { adapterName, gpuAdapter } from '../gpu/adapter.js';
 import { t } from '../i18n.js';
 import { setAttr, setHidden, setText } from '../views/dom-write.js';
 
@@ -20,10 +20,15 @@ function maxAbsDiff(a, b, offset = 0, n = a.length) {
 // tokens so never compiles the fused kernel (on SwiftShader 1.8 s of CPU beside the typing).
 const NAIVE_MAX_SCORES = 1 << 20;
 
+// The GPU path (gpu/attention-gpu.js: its kernels, shaders and plans), loaded when WebGPU is
+// wanted and there is an adapter: a page on WASM never downloads it.
+let gpuPath = null;
+const loadGpuPath = () => (gpuPath ??= import('../gpu/attention-gpu.js'));
+
 // The GPU's output and the selected head's weights against the core's result: the largest
 // |WebGPU − WASM|. selection {b, h} outside this result falls back to 0.
 async function compareOnGpu(gpu, { result, selection }) {
-  const plan = planFromResult(result);
+  const plan = (await loadGpuPath()).planFromResult(result);
   const pick = (v, max) => (Number.isInteger(v) && v >= 0 && v < max ? v : 0);
   const head = { b: pick(selection?.b, plan.B), h: pick(selection?.h, plan.H) };
   const r = await gpu.run(plan, { weights: head, naive: plan.B * plan.H * plan.T * plan.S <= NAIVE_MAX_SCORES });
@@ -95,6 +100,7 @@ export function createBackend(core, els, onChoice) {
   let adapter = null;
   let gpu = null;
   let starting = null;      // GpuAttention.create() in flight or done
+  let path = null;          // gpu/attention-gpu.js, once loaded
   let unavailable = null;   // why WebGPU cannot be used (no adapter, lost, failed): () => text, re-read per render for the language
   let wanted = 'auto';
   let last = null;          // {diff, wasmMs, gpuMs, module}
@@ -106,7 +112,7 @@ export function createBackend(core, els, onChoice) {
 
   function render(extra = '') {
     const isGpu = active() === 'webgpu';
-    const name = adapter && GpuAttention.adapterName(adapter);
+    const name = adapter && adapterName(adapter);
     setText(els.name, isGpu ? t('backend.webgpuName', { adapter: name }) : WASM);
     setAttr(els.name, 'data-backend', active());
     els.radios[0].checked = !isGpu && !pending();
@@ -133,10 +139,11 @@ export function createBackend(core, els, onChoice) {
   const whyNot = (e) => { unavailable = () => (e.key ? t(e.key) : e.message); };
   // The device and pipelines, once; when they are there, the page recomputes so the check runs.
   function start() {
-    starting ??= GpuAttention.create({ adapter, onLost }).then((g) => { gpu = g; }, whyNot).finally(render);
+    starting ??= loadGpuPath().then((m) => { path = m; return m.GpuAttention.create({ adapter, onLost }); })
+      .then((g) => { gpu = g; }, whyNot).finally(render);
     return starting;
   }
-  const probe = GpuAttention.adapter().then((a) => { adapter = a; }, whyNot);
+  const probe = gpuAdapter().then((a) => { adapter = a; }, whyNot);
   // Settled once the backend is decided: no WebGPU, WASM chosen (setWanted runs before the probe
   // answers), or WebGPU started.
   const ready = probe.then(() => (adapter && wanted !== 'wasm' ? start() : null))
@@ -186,7 +193,7 @@ export function createBackend(core, els, onChoice) {
     compare(scenario, result, wasmMs, selection = { b: 0, h: 0 }) {
       calls += 1;
       if (active() !== 'webgpu') { render(); return; }
-      const support = gpuSupport(scenario, result);
+      const support = path.gpuSupport(scenario, result);
       if (!support.ok) {
         queue.drop();   // a pending check of the previous module would overwrite this notice
         last = null;

@@ -7,10 +7,8 @@ import { controlFor } from '../app/errors.js';
 import { t } from '../i18n.js';
 import { attentionSources } from './attention-data.js';
 import { computeChecks } from './checks.js';
-import { compareData, stateB } from './compare.js';
 import { checkPageFields, controlView } from './controls.js';
 import { fields, moduleConfig } from './fields.js';
-import { planGiven } from './given.js';
 import { PageError, planRun, runPlan } from './scenario.js';
 import { names } from '../app/state.js';
 import { chipsData, outputData, selectedStep, viewSelection, vocabData } from './view-data.js';
@@ -18,7 +16,6 @@ import { buildControls, relabelControls } from './wire.js';
 import { createAttentionView } from '../views/attention.js';
 import { createChecksView } from '../views/checks.js';
 import { createCodePanel } from '../views/code-panel.js';
-import { createCompareView } from '../views/compare.js';
 import { createKvCacheView } from '../views/kv-cache.js';
 import { createOutputView } from '../views/output.js';
 import { createPipeline } from '../views/pipeline.js';
@@ -37,7 +34,6 @@ function createResultViews(pg) {
     vocab: createVocabView($('vocab')),
     code: createCodePanel($('code-panel')),
     pipeline: createPipeline($('steps'), { onSelect: (name) => selectStep(pg, name) }),
-    compare: createCompareView($('compare-view'), { onArg: (name, value) => setCompareArg(pg, name, value) }),
     kvCache: createKvCacheView($('kv-cache')),
   };
 }
@@ -124,7 +120,7 @@ function planOf(pg, info, view) {
   if (weightsError) throw new PageError(weightsError.message, 'weights');
   if (state.weights && !weights) throw new PageError(t('weights.linkNeedsFile', { name: state.weights }), 'weights');
   const options = { returnParams: pg.backend.needsParams(), rules: pg.rules };
-  return pg.given ? planGiven(pg.given, info, { ...options, train: state.trainmode, grads: state.grads })
+  return pg.given ? pg.page.notebook.planGiven(pg.given, info, { ...options, train: state.trainmode, grads: state.grads })
     : planRun(state, info, { ...options, weights });
 }
 
@@ -155,14 +151,24 @@ function recomputeNow(pg) {
   pg.page.link.soon();
 }
 
+// Compare mode's code (compare.js and its view), loaded when it is first switched on.
+export function loadCompare(pg) {
+  pg.compareLoad ??= Promise.all([import('./compare.js'), import('../views/compare.js')]).then(([code, view]) => {
+    pg.compare = code;
+    pg.views.compare = view.createCompareView($('compare-view'), { onArg: (name, value) => setCompareArg(pg, name, value) });
+  });
+  return pg.compareLoad;
+}
+
 // Compare mode: the same input through configuration B (compare.js stateB); its core error, if
-// any, shown in the compare card while A's views stay live.
+// any, shown in the compare card while A's views stay live. Its code loads first (then a recompute).
 function runCompare(pg) {
   const { state, weights } = pg.page;
   pg.compared = null;
   if (!state.compare) return;
+  if (!pg.compare) { loadCompare(pg).then(() => recompute(pg)); return; }
   const info = pg.infoOf.get(state.module);
-  const b = stateB(state, info);
+  const b = pg.compare.stateB(state, info);
   pg.views.compare.form(info, moduleConfig(b, info));
   try {
     const plan = planRun(b, info, { weights, rules: pg.rules });
@@ -201,7 +207,7 @@ function drawViews(pg) {
   views.kvCache.update(plan.config, plan.T);
   if (pg.compared) {
     const { info } = pg.last;
-    views.compare.update(compareData({ info, planA: plan, resultA: result, planB: pg.compared.plan, resultB: pg.compared.result, head: state.head, item: state.item }), Math.floor(widths.steps / 3) - 16);
+    views.compare.update(pg.compare.compareData({ info, planA: plan, resultA: result, planB: pg.compared.plan, resultB: pg.compared.result, head: state.head, item: state.item }), Math.floor(widths.steps / 3) - 16);
   }
 }
 

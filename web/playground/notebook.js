@@ -7,6 +7,8 @@
 
 import { defaultState } from '../app/state.js';
 
+export { planGiven } from './given.js';
+
 // The data, or null on the page itself.
 export function notebookData(doc = document) {
   const el = doc.getElementById('notebook-data');

@@ -29,11 +29,11 @@ function iframeSnippet(link) {
   return `<iframe src="${src}" title="Attention Playground" width="100%" height="900" loading="lazy"></iframe>`;
 }
 
-// els: {open (button), dialog, hide, steps (fieldsets), link, element, iframe (textareas), close};
-// get(): {state, controls: [{name, label}], steps: [step names]}.
+// els: {dialog, hide, steps (fieldsets), link, element, iframe (textareas), close}; get(): {state,
+// controls: [{name, label}], steps: [step names]}. Returns {open()}, or null on a page with no
+// address of its own (a notebook's <iframe srcdoc>, notebook.js): it has no link to give.
 export function createShareDialog(els, get) {
-  // A page with no address of its own (a notebook's <iframe srcdoc>, notebook.js) has no link to give.
-  if (!URL.canParse('./', location.href)) return;
+  if (!URL.canParse('./', location.href)) return null;
   const page = new URL('./', location.href);
   const scriptUrl = new URL('attention-playground.js', page).href;
   let state = null;
@@ -56,7 +56,7 @@ export function createShareDialog(els, get) {
     els.iframe.value = iframeSnippet(`${base}#${toHash({ ...lesson, embed: true })}`);
   }
 
-  els.open.addEventListener('click', () => {
+  function open() {
     const now = get();
     state = now.state;
     const hidden = new Set(names(state.hide));
@@ -65,7 +65,7 @@ export function createShareDialog(els, get) {
     els.steps.replaceChildren(els.steps.querySelector('legend'), ...now.steps.map((s) => checkboxLabel(s, s, only.size === 0 || only.has(s))));
     refresh();
     els.dialog.showModal();
-  });
+  }
   els.dialog.addEventListener('change', refresh);
   els.close.addEventListener('click', () => els.dialog.close());
   for (const button of els.dialog.querySelectorAll('[data-copy]')) {
@@ -74,4 +74,5 @@ export function createShareDialog(els, get) {
       try { await navigator.clipboard.writeText(box.value); button.textContent = t('share.copied'); } catch { box.select(); }
     });
   }
+  return { open };
 }

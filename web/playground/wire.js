@@ -7,18 +7,15 @@ import { presetState } from '../app/link.js';
 import { readWeightFiles, setWeights } from '../app/weights.js';
 import { t } from '../i18n.js';
 import { TRAIN_OVERRIDES, fields as trainFields } from '../train/fields.js';
-import { scenarioJSON } from '../views/export-menu.js';
 import { download } from '../views/download.js';
 import { createPresetButtons } from '../views/presets.js';
 import { createSoftmaxCard } from '../views/softmax-card.js';
 import { createWeightsPicker } from '../views/weights-picker.js';
 import { createBackend } from './backend.js';
-import { firstFlip } from './compare.js';
 import { createControls } from './controls.js';
-import { measureWidths, recompute, renderControls, setArg } from './mode.js';
+import { loadCompare, measureWidths, recompute, renderControls, setArg } from './mode.js';
 import { presets } from './presets.js';
 import { createSettingsPanel } from './settings.js';
-import { createShareDialog } from './share.js';
 
 const $ = (id) => document.getElementById(id);
 
@@ -30,7 +27,12 @@ function leavesTrainedWeights(pg, module) {
 }
 
 // A static field edited (data-field="<key>"): the state, and what a new module or source implies.
+// Compare mode switched on for a module without B's arguments waits for its code (firstFlip).
 function editField(pg, key, value) {
+  if (key === 'compare' && value && !pg.compare) {
+    loadCompare(pg).then(() => editField(pg, key, value));
+    return;
+  }
   const { state } = pg.page;
   const patch = { [key]: value };
   if (key === 'module') {
@@ -41,7 +43,7 @@ function editField(pg, key, value) {
   if (key === 'source' && value === 'table' && !state.table) patch.table = 'journey';
   // Compare mode switched on: B starts as A with its first switch flipped (compare.js firstFlip).
   if (key === 'compare' && value && !state.config2[state.module]) {
-    patch.config2 = { ...state.config2, [state.module]: firstFlip(state, pg.infoOf.get(state.module)) };
+    patch.config2 = { ...state.config2, [state.module]: pg.compare.firstFlip(state, pg.infoOf.get(state.module)) };
   }
   if (key === 'module' && leavesTrainedWeights(pg, value)) setWeights(pg.page, null, null, { from: 'playground', patch });
   else setState(pg.page, patch, { from: 'playground' });
@@ -100,10 +102,15 @@ function buildPanels(pg) {
     details: $('weights-details'), table: $('config').querySelector('[data-testid="weights-list"]'), vocab: $('weights-vocab'),
   }, { onFiles: (files) => pickWeights(pg, files), onClear: () => pickWeights(pg, null) });
   pg.weightsPicker.render(page.weights);
-  createShareDialog({
-    open: $('share-open'), dialog: $('share-dialog'), hide: $('share-hide'), steps: $('share-steps'),
-    link: $('share-link'), element: $('share-element'), iframe: $('share-iframe'), close: $('share-close'),
-  }, () => ({ state: structuredClone(page.state), controls: pg.controls.list(), steps: (pg.last?.result.steps ?? []).map((s) => s.name) }));
+  // The Share / Embed dialog's code loads when it first opens.
+  let share;
+  $('share-open').addEventListener('click', async () => {
+    share ??= (await import('./share.js')).createShareDialog({
+      dialog: $('share-dialog'), hide: $('share-hide'), steps: $('share-steps'),
+      link: $('share-link'), element: $('share-element'), iframe: $('share-iframe'), close: $('share-close'),
+    }, () => ({ state: structuredClone(page.state), controls: pg.controls.list(), steps: (pg.last?.result.steps ?? []).map((s) => s.name) }));
+    share?.open();
+  });
   pg.settings = createSettingsPanel({
     toggle: $('settings-toggle'), panel: $('settings-panel'), aside: $('config'), share: document.querySelector('header .share'), header: document.querySelector('body > header'),
   }, () => {
@@ -127,7 +134,8 @@ async function copyLink(page) {
 function wireHeader(pg) {
   const { page } = pg;
   $('copy-link').addEventListener('click', () => copyLink(page));
-  $('export-scenario').addEventListener('click', () => {
+  $('export-scenario').addEventListener('click', async () => {
+    const { scenarioJSON } = await import('../views/export-formats.js');
     if (pg.last) download(`${page.state.module}.scenario.json`, scenarioJSON(pg.last.plan.main), 'application/json');
   });
   $('train-mode').addEventListener('click', () => {

@@ -11,6 +11,7 @@ import { setWeights } from '../app/weights.js';
 import { addLocale, t, translatePage } from '../i18n.js';
 import { trainEn } from '../locales/train.en.js';
 import { download } from '../views/download.js';
+import { fillSection } from '../views/train-section.js';
 import { createTrainChart } from '../views/train-chart.js';
 import { createTrainControls } from '../views/train-controls.js';
 import { createTrainHeads } from '../views/train-heads.js';
@@ -206,6 +207,7 @@ function show(on) {
 // (the settings the worker has), urgent, headsKey / headsAt (the heads' last draw), open}. Built
 // once per page (views and their listeners); the mode opens and closes on it.
 function build(page) {
+  fillSection($('training'));
   const tr = { page, at: null, settingsKey: '', urgent: false, headsKey: '', headsAt: 0, open: false };
   page.scheduler.onInput(() => { if (tr.open) tr.controller.yieldFor(2 * INPUT_QUIET_MS); });
   tr.views = {
