@@ -33,8 +33,10 @@ export const hasRelaxedSimd = () => WebAssembly.validate(RELAXED_PROBE);
 
 async function wasmBytes(url) {
   if (typeof process !== 'undefined' && process.versions?.node && url.protocol === 'file:') {
-    // Node: read the file (Emscripten 3.1.6's loader breaks on Node 20's global fetch).
-    const { readFile } = await import('node:fs/promises');
+    // Node: read the file (Emscripten 3.1.6's loader breaks on Node 20's global fetch). The name
+    // in a variable: a bundler leaves this import to Node instead of shipping a stub to the page.
+    const fs = 'node:fs/promises';
+    const { readFile } = await import(/* @vite-ignore */ fs);
     return readFile(url);
   }
   const response = await fetch(url);

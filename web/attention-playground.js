@@ -10,6 +10,8 @@
 // Share / Embed dialog writes the element for the view on screen.
 // Each element is the full page (index.html beside this script) in an iframe inside its own
 // shadow root: no CSS leaks in or out, any number of them on one page, each with its own core.
+// A demo loads when it comes within a screen's height of the viewport (a lesson's first view
+// loads the demos a student sees, not the whole lesson's: each is a page with its own core).
 // Works under `default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'`.
 import { schema } from './app/state.js';
 
@@ -38,13 +40,27 @@ class AttentionPlaygroundElement extends HTMLElement {
     const root = this.attachShadow({ mode: 'open' });
     this.frame = document.createElement('iframe');
     this.frame.title = 'Attention Playground';
-    this.frame.loading = 'lazy';
     // CSSOM, not style attributes: allowed by style-src 'self'.
     Object.assign(this.frame.style, { width: '100%', border: '1px solid #dde1e8', borderRadius: '8px', display: 'block' });
     this.message = document.createElement('p');
     this.message.setAttribute('role', 'alert');
     this.message.hidden = true;
     root.append(this.frame, this.message);
+    this.near = typeof IntersectionObserver === 'undefined';
+    this.pending = null;   // the link to load once near the viewport
+  }
+
+  // Loads `link` now if the element is near the viewport, else when it comes near.
+  show(link) {
+    if (this.near) { this.frame.src = link; return; }
+    this.pending = link;
+    this.observer ??= new IntersectionObserver((entries) => {
+      if (!entries.some((e) => e.isIntersecting)) return;
+      this.near = true;
+      this.observer.disconnect();
+      if (this.pending) this.frame.src = this.pending;
+    }, { rootMargin: '100% 0px' });
+    this.observer.observe(this);
   }
 
   connectedCallback() { this.render(); }
@@ -61,7 +77,7 @@ class AttentionPlaygroundElement extends HTMLElement {
         for (const key of [...FIELDS, 'config']) if (fromFile[key] !== undefined && fields[key] === undefined) fields[key] = fromFile[key];
       }
       this.frame.style.height = this.getAttribute('height') ?? '900px';
-      this.frame.src = linkFor(fields);
+      this.show(linkFor(fields));
       this.message.hidden = true;
     } catch (e) {
       this.message.textContent = `attention-playground: ${e.message}`;  // as text, never markup

@@ -6,6 +6,7 @@
 // as an ES module (`worker.format`) beside the page's own chunks.
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vite';
+import { wgslMinify } from './wgsl-minify.mjs';
 
 const root = fileURLToPath(new URL('.', import.meta.url));
 const project = fileURLToPath(new URL('..', import.meta.url));
@@ -16,11 +17,14 @@ export default defineConfig({
   server: { fs: { allow: [project] }, host: '127.0.0.1' },
   preview: { host: '127.0.0.1' },
   worker: { format: 'es' },
+  plugins: [wgslMinify()],
   build: {
     outDir: `${project}/dist`,
     emptyOutDir: true,
     target: 'es2022',
     assetsInlineLimit: 0,
+    // every browser the page supports has <link rel=modulepreload>: no polyfill chunk
+    modulePreload: { polyfill: false },
     rollupOptions: {
       input: {
         index: `${root}/index.html`,

@@ -11,7 +11,8 @@
 // output back as a Float32Array, which is checked against PyTorch's output.
 // The training table (window.bench.train): one optimizer step of each case torch_bench.py --train
 // wrote (build/bench/train_<case>.*), on
-//   core-wasm    the page's core (bindings/attention.mjs, build/wasm/attention.js): core.trainer(scenario).step()
+//   core-wasm    the core training mode's worker trains with (bindings/attention.mjs, the fast build:
+//                build/wasm/attention-fast.js): core.trainer(scenario).step()
 //   tfjs-wasm    the same model in tfjs ops, tf.variableGrads + tf.train.adam(1e-3) (tfjs has no AdamW)
 // the first step's loss and gradients checked against PyTorch's.
 // window.bench.peak() (and setup()) time the WASM SIMD128 multiply-add ceiling (peak.hpp, in the
@@ -219,10 +220,11 @@ function checkStep(loss, grads, c) {
     grad_max_abs_diff: worstAbs, grad_max_rel_diff: worstRel, grad_worst_param: worstName, grad_params: per };
 }
 
-// The page's core: core.trainer(scenario) builds the module from the scenario's seed (PyTorch's
-// weights and draws); step() is zero_grad + forward + loss + backward + AdamW.
+// Training mode's core (the fast build): core.trainer(scenario) builds the module from the
+// scenario's seed (PyTorch's weights and draws); step() is zero_grad + forward + loss + backward + AdamW.
+let trainCore = null;
 async function trainCoreWasm(c, protocol) {
-  const core = await loadPageCore();
+  const core = (trainCore ??= await (await import('/bindings/attention.mjs')).loadAttention({ fast: true }));
   const trainer = core.trainer(c.manifest.scenario);
   try {
     const names = trainer.params().map((p) => p.name).join();

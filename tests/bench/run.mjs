@@ -97,7 +97,7 @@ function build() {
   }
   const native = [doForward && 'attention-bench', doTrain && 'attention-train-bench', doGenerate && 'attention-generate-bench'].filter(Boolean).join(' ');
   sh(`flock build/.lock cmake --build build/native --target ${native} -j 2 >/dev/null`);
-  // the page imports the bench build of the core (forward) and loads the page's own (training)
+  // the page imports the bench build of the core (forward) and loads training mode's (the fast build, from build.sh)
   if (doForward || doTrain) sh('flock build/.lock cmake --build build/wasm --target attention_bench_wasm attention_bench_wasm_relaxed -j 2 >/dev/null');
 }
 

@@ -3,7 +3,8 @@
 // the API runs the core under Node and the element resolves by its export name.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -16,6 +17,15 @@ after(() => rmSync(tmp, { recursive: true, force: true }));
 
 test('npm pack gives an installable package: the element and the JS API', { timeout: 240000 }, async () => {
   await buildSite(join(root, 'dist'));
+  // no file twice in the site (issue 33: dist/ held each WASM build twice)
+  const byHash = new Map();
+  for (const f of readdirSync(join(root, 'dist'), { recursive: true })) {
+    const path = join(root, 'dist', f);
+    if (!statSync(path).isFile()) continue;
+    const hash = createHash('sha256').update(readFileSync(path)).digest('hex');
+    assert.ok(!byHash.has(hash), `dist/${f} is dist/${byHash.get(hash)} again`);
+    byHash.set(hash, f);
+  }
   const [info] = JSON.parse(execFileSync('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', tmp], { cwd: root, encoding: 'utf8' }));
   const files = new Set(info.files.map((f) => f.path));
   for (const f of ['package.json', 'README.md', 'dist/attention-playground.js', 'dist/index.html', 'dist/examples/lesson.html',

@@ -16,6 +16,7 @@ import { createTrainController } from '../../web/train/worker.js';
 import { createTraining } from '../../web/train/training.js';
 
 const core = await loadAttention();
+const fastCore = await loadAttention({ fast: true });
 
 test('train=<task id> is training mode with the task\'s defaults; every task id is a link value', () => {
   for (const id of TASK_IDS) {
@@ -99,11 +100,13 @@ test('the views\' data: chart lines, the shown snapshot, heads, scores over trai
   assert.equal(trainingSummary(run, 'induction').accuracy, run.accuracies.at(-1).heldoutAccuracy);
 });
 
-// web/training.js over the real protocol: a Worker-shaped object around the worker's controller.
+// web/training.js over the real protocol: a Worker-shaped object around the worker's controller,
+// step 0 on the page's (small) build, the training on the fast one, as in the page.
+let fastLoads = 0;
 function inProcessWorker() {
   const w = { onmessage: null, onerror: null, terminated: false };
   const controller = createTrainController({ post: (data) => { if (!w.terminated) setImmediate(() => w.onmessage?.({ data })); },
-    loadCore: async () => core, schedule: (fn) => setImmediate(fn) });
+    loadCore: async () => core, loadFastCore: async () => { fastLoads++; return fastCore; }, schedule: (fn) => setImmediate(fn) });
   w.postMessage = (msg) => controller.handle(structuredClone(msg));
   w.terminate = () => { w.terminated = true; controller.engine?.delete(); };
   return w;
@@ -124,6 +127,7 @@ test('the worker client: configure, step once, a snapshot on request, train to t
   training.configure({ task: 'copy', seed: 2, steps: 40 });
   await until(() => run.status === 'ready');
   assert.equal(run.snapshots.length, 1);
+  assert.equal(fastLoads, 0, 'step 0 on the page\'s build: the fast one waits for the first step');
   training.stepOnce();
   await until(() => seen.includes('stopped'));
   assert.equal(run.step, 1);
@@ -137,6 +141,8 @@ test('the worker client: configure, step once, a snapshot on request, train to t
   assert.equal(run.running, true, 'the buttons follow at once');
   await until(() => run.status === 'done');
   assert.equal(run.count, 40);
+  assert.equal(fastLoads, 1);
+  // trained on the fast build after step 0 on the small one: the losses of a run on the small build alone, to the bit
   const direct = createEngine(core, { task: 'copy', seed: 2, steps: 40 });
   direct.step(40);
   assert.deepEqual(Array.from(run.losses.subarray(0, 40)), Array.from(Float32Array.from(direct.history.losses)));

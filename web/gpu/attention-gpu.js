@@ -292,7 +292,7 @@ export class GpuAttention {
   static adapter() { return gpuAdapter(); }
   static adapterName(adapter) { return adapterName(adapter); }
 
-  // The device and its pipelines (the fused kernel's on first use), on `adapter`
+  // The device and its pipelines (the fused and RoPE kernels' on first use: lazyPipeline), on `adapter`
   // (GpuAttention.adapter() when not given): the shader compiles are the start-up's cost (on
   // SwiftShader 0.5 s of CPU in the GPU process, and 1.8 s more for the fused kernel).
   static async create({ onLost, adapter } = {}) {
@@ -300,28 +300,35 @@ export class GpuAttention {
     const limits = {};
     for (const k of ['maxStorageBufferBindingSize', 'maxBufferSize']) limits[k] = adapter.limits[k];
     const device = await adapter.requestDevice({ requiredLimits: limits });
-    const [common, linear, weights, naive, rope, loopCap] = await Promise.all(
-      [SHADERS.common, SHADERS.linear, SHADERS.weights, SHADERS.naive, SHADERS.rope, SHADERS.loopCap].map(loadText));
+    const [common, linear, weights, naive, loopCap] = await Promise.all(
+      [SHADERS.common, SHADERS.linear, SHADERS.weights, SHADERS.naive, SHADERS.loopCap].map(loadText));
     const gpu = new GpuAttention(adapter, device, onLost);
     gpu.paramLayout = paramLayout(common);
     const pipeline = (code, entryPoint) => compilePipeline(device, code, entryPoint);
     const naiveCode = `${common}\n${naive}`;
-    // The fused kernel is fetched and compiled on its first use (fusedPipeline()): on SwiftShader
-    // it alone takes 1.8 s of the 2.3 s the pipelines take, and a page checking a few tokens never needs it.
     gpu.commonCode = common;
-    const [pLinear, pWeights, pScores, pNormalize, pWeighted, pRope, pLoopCap] = await Promise.all([
+    const [pLinear, pWeights, pScores, pNormalize, pWeighted, pLoopCap] = await Promise.all([
       pipeline(linear), pipeline(`${common}\n${weights}`),
-      pipeline(naiveCode, 'scores'), pipeline(naiveCode, 'normalize_rows'), pipeline(naiveCode, 'weighted_sum'), pipeline(rope), pipeline(loopCap)]);
-    gpu.pipelines = { linear: pLinear, fused: null, weights: pWeights, scores: pScores, normalizeRows: pNormalize, weightedSum: pWeighted, rope: pRope };
+      pipeline(naiveCode, 'scores'), pipeline(naiveCode, 'normalize_rows'), pipeline(naiveCode, 'weighted_sum'), pipeline(loopCap)]);
+    gpu.pipelines = { linear: pLinear, fused: null, weights: pWeights, scores: pScores, normalizeRows: pNormalize, weightedSum: pWeighted, rope: null };
     gpu.loopCap = await gpu.measureLoopCap(pLoopCap);
     return gpu;
   }
 
-  // The fused kernel's pipeline, compiled once, on the first plan that runs it.
-  fusedPipeline() {
-    this.fusedCompile ??= loadText(SHADERS.fused).then((fused) => compilePipeline(this.device, `${this.commonCode}\n${fused}`))
-      .then((p) => { this.pipelines.fused = p; return p; });
-    return this.fusedCompile;
+  // The pipelines fetched and compiled on the first plan that needs them, once each: the fused
+  // kernel (on SwiftShader it alone takes 1.8 s of the 2.3 s the pipelines take, and a page
+  // checking a few tokens never needs it) and the rotary positions (RoPE blocks only).
+  lazyPipeline(name) {
+    this.compiles[name] ??= loadText(SHADERS[name])
+      .then((code) => compilePipeline(this.device, name === 'fused' ? `${this.commonCode}\n${code}` : code))
+      .then((p) => { this.pipelines[name] = p; return p; });
+    return this.compiles[name];
+  }
+
+  // The lazy pipelines `plan` runs with (naive: the three-pass kernels instead of the fused one).
+  async pipelinesFor(plan, naive) {
+    if (this.usesFused(plan, naive)) await this.lazyPipeline('fused');
+    if (plan.rope) await this.lazyPipeline('rope');
   }
 
   // Whether run(plan, {naive}) / timeAttention take the fused kernel.
@@ -330,7 +337,7 @@ export class GpuAttention {
   constructor(adapter, device, onLost) {
     this.adapterName = GpuAttention.adapterName(adapter);
     this.device = device;
-    this.fusedCompile = null;   // fusedPipeline()'s compile, once started
+    this.compiles = {};   // lazyPipeline()'s compiles, once started
     this.lost = false;
     device.lost.then((e) => { this.lost = true; onLost?.(e); });
     device.addEventListener?.('uncapturederror', (e) => onLost?.({ message: `WebGPU error: ${e.error?.message ?? e}` }));
@@ -472,7 +479,7 @@ export class GpuAttention {
   // naive: use the three-pass kernels instead of the fused one (for comparison).
   async run(plan, { weights = null, naive = false } = {}) {
     if (this.lost) throw new Error('the WebGPU device was lost');
-    if (this.usesFused(plan, naive)) await this.fusedPipeline();
+    await this.pipelinesFor(plan, naive);
     const t0 = performance.now();
     const temps = [];
     const keep = (b) => { temps.push(b); return b; };
@@ -517,7 +524,7 @@ export class GpuAttention {
   // Times the attention kernels alone (projections done once beforehand, nothing read back):
   // fused, or naive three-pass. Returns the per-run milliseconds of `repeats` runs after a warm-up.
   async timeAttention(plan, { naive = false, repeats = 5 } = {}) {
-    if (this.usesFused(plan, naive)) await this.fusedPipeline();
+    await this.pipelinesFor(plan, naive);
     const temps = [];
     const keep = (b) => { temps.push(b); return b; };
     try {

@@ -1,16 +1,19 @@
-// The training Web Worker: owns its WASM core (the fast build: app/worker-host.js) and one engine (engine.js),
+// The training Web Worker: owns its WASM core and one engine (engine.js): step 0 on the page's own
+// build (no download of its own on a page's first view), the training on the fast build, loaded at
+// the first run or step (app/worker-host.js; the same numbers to the bit),
 // runs steps in ~16 ms chunks so a pause lands within one chunk, and sends the page progress and
 // snapshots (typed arrays transferred). Start it with
 //   new Worker(new URL('./worker.js', import.meta.url), {type: 'module'})
 // createTrainController (exported) is the whole protocol without the worker, for Node tests.
 //
 // Page -> worker
-//   {type: 'init', config}     load the core (first time only), build an engine from config
+//   {type: 'init', config}     load the page's core (first time only), build an engine from config
 //                              (engine.js resolveConfig: {task, seed, model, optimizer, batch, steps,
 //                              evalEvery, recordEvery, heldout}; left out = the task's defaults)
 //   {type: 'reset', config?}   the same with a new config (default: the current one): step 0 again;
 //                              a config the engine refuses gives an error and keeps the engine there was
 //   {type: 'run', steps?}      train until `steps` (default config.steps) steps are done, or a pause
+//                              (the first run or step loads the fast core and rebuilds step 0 on it)
 //   {type: 'pause'}            stop after the current chunk (16 ms of steps, or one step if longer)
 //   {type: 'step', n}          train n more steps (default 1) and stop ("Step once")
 //   {type: 'yield', ms}        the reader is typing or scrolling: for the next `ms` milliseconds, rest
@@ -35,7 +38,7 @@
 //                                              model.emb_dim, optimizer.lr, ...), 'loss' when the
 //                                              model diverged, or null
 //   {type: 'exported', safetensors: Uint8Array, run}     (.safetensors bytes, engine.exportRun())
-import { errorMessage, inOrder, loadWorkerCore, serve } from '../app/worker-host.js';
+import { errorMessage, inOrder, loadPageCore, loadWorkerCore, serve } from '../app/worker-host.js';
 import { createEngine } from './engine.js';
 
 const CHUNK_MS = 16;       // work per turn of the message loop: a pause waits at most this long
@@ -77,10 +80,41 @@ function progressReporter(post, now) {
   };
 }
 
+// The weights (.safetensors bytes) and the run, for the page's export.
+function exportAll(engine, post) {
+  if (!engine) throw new Error('send init before export');
+  const safetensors = engine.exportSafetensors();
+  post({ type: 'exported', safetensors, run: engine.exportRun() }, [safetensors.buffer]);
+}
+
+// The cores an engine is built on: current() is the page's until upgrade(engine) has loaded the
+// fast one and rebuilt `engine` on it, at step 0 (what init built on the page's core: a seeded
+// build, so the same model to the bit). upgrade answers once: the new engine, else null.
+function coreLoader(loadCore, loadFastCore) {
+  let core = null, upgraded = false;
+  return {
+    async current() { return (core ??= await loadCore()); },
+    async upgrade(engine) {
+      if (upgraded) return null;
+      const next = await loadFastCore();
+      upgraded = true;
+      if (next === core) return null;
+      core = next;
+      const rebuilt = createEngine(core, engine.config);
+      engine.delete();
+      rebuilt.history.snapshots.length = 0;   // step 0 was sent by init
+      return rebuilt;
+    },
+  };
+}
+
 // post(message, transfer) sends to the page; schedule(fn) runs fn on a later turn of the loop;
-// delay(fn, ms) runs it after ms (a rest while the page yields).
-export function createTrainController({ post, loadCore = loadWorkerCore, now = () => performance.now(), schedule, delay = (fn, ms) => setTimeout(fn, ms) }) {
-  let core = null, engine = null, running = false, target = 0, loop = 0, lastSent = -1, restUntil = 0;
+// delay(fn, ms) runs it after ms (a rest while the page yields). loadCore: the core step 0 is
+// built on; loadFastCore: the one training runs on (the same one when the caller gives only loadCore).
+export function createTrainController({ post, loadCore = loadPageCore, loadFastCore = loadCore === loadPageCore ? loadWorkerCore : loadCore,
+  now = () => performance.now(), schedule, delay = (fn, ms) => setTimeout(fn, ms) }) {
+  const cores = coreLoader(loadCore, loadFastCore);
+  let engine = null, running = false, target = 0, loop = 0, lastSent = -1, restUntil = 0;
   const progress = progressReporter(post, now);
 
   function sendSnapshot(s) {
@@ -120,8 +154,9 @@ export function createTrainController({ post, loadCore = loadWorkerCore, now = (
     return schedule(() => chunk(id));
   }
 
-  function start(until) {
+  async function start(until) {
     if (!engine) throw new Error('send init before run or step');
+    engine = (await cores.upgrade(engine)) ?? engine;   // the first run or step: on the fast core
     target = until;
     if (engine.steps >= target) return stop('done');
     if (!running) {
@@ -136,20 +171,13 @@ export function createTrainController({ post, loadCore = loadWorkerCore, now = (
   async function init(config) {
     running = false;
     loop++;
-    core ??= await loadCore();
-    const next = createEngine(core, config ?? {});  // a bad config throws here and keeps the old engine
+    const next = createEngine(await cores.current(), config ?? {});  // a bad config throws here and keeps the old engine
     engine?.delete();
     engine = next;
     progress.restart(engine, true);
     const [first] = engine.history.snapshots.splice(0);
     lastSent = first.step;
     post({ type: 'ready', config: engine.config, task: taskInfo(engine.task), snapshot: first }, transfers(first));
-  }
-
-  function exportAll() {
-    if (!engine) throw new Error('send init before export');
-    const safetensors = engine.exportSafetensors();
-    post({ type: 'exported', safetensors, run: engine.exportRun() }, [safetensors.buffer]);
   }
 
   async function dispatch(msg) {
@@ -161,7 +189,7 @@ export function createTrainController({ post, loadCore = loadWorkerCore, now = (
       case 'step': return start((engine?.steps ?? 0) + (msg.n ?? 1));
       case 'snapshot': return snapshotNow();
       case 'yield': restUntil = now() + (msg.ms ?? 0); return undefined;
-      case 'export': return exportAll();
+      case 'export': return exportAll(engine, post);
       default: throw new Error(`unknown message type "${msg?.type}"`);
     }
   }
