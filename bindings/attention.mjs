@@ -158,7 +158,7 @@ export class AttentionCore {
   // is the core's and whose `field` names the scenario field it is about ("config.num_heads").
   // Input `data` given as a Float32Array crosses as a typed array (copied into the heap once)
   // rather than as JSON text. options.weights: a safetensors file (Uint8Array or ArrayBuffer) to
-  // load into the module (scenario.weights = {name} names it; README "Real weights").
+  // load into the module (scenario.weights = {name} names it; docs/modules.md, "Real weights").
   run(scenario, options = {}) {
     const { text, buffers, blobs } = encode(scenario, options);
     const run = new this._m.Run(text, buffers, blobs);
@@ -170,7 +170,7 @@ export class AttentionCore {
     }
   }
 
-  // Incremental training (README "Training in the core"): a module built once from a scenario
+  // Incremental training (docs/training.md): a module built once from a scenario
   // with "loss" and "optimize" (its own "inputs" are the first batch); then, per step, new inputs
   // and target as Float32Arrays and trainer.step(). trainer.delete() frees it.
   trainer(scenario, options = {}) {

@@ -1,4 +1,4 @@
-// Attention Playground core: the PyTorch code of five attention tutorials (../shared/seeds) in
+// Attention Playground core: the PyTorch code of five attention tutorials (docs/tutorials.md) in
 // C++17 with xsimd kernels, number for number. Read this header as the table of contents.
 //
 // Shape letters, used in every comment of the core:

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Training mode's speed and quality in headless Chromium (playwright-core, the page served by Vite
-// as in tests/browser/harness.mjs): the figures of README "Training in the page".
+// as in tests/browser/harness.mjs): the figures of docs/training.md.
 //  1. Per task, from its default settings (#train=<task>): steps and seconds from pressing Train to
 //     held-out accuracy >= 0.95 (the engine evaluates every 25 steps), then on to the run's end:
 //     final accuracy, and the heads' pattern scores (the best head's score of the task's own

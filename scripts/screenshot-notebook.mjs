@@ -1,4 +1,4 @@
-// Saves docs/screenshot-notebook.png for README "In a notebook": tests/notebook/three-seeds.ipynb
+// Saves docs/screenshot-notebook.png for docs/embedding.md, "In a notebook": tests/notebook/three-seeds.ipynb
 // executed and exported by Debian's Jupyter (tests/notebook/run-notebook.mjs), opened from disk in
 // headless Chromium with the network off, and the output of its seed-000 cell (show(mha, x, x, x,
 // mask, tokens=...)) captured.

@@ -2,9 +2,10 @@
 // tests/browser/harness.mjs) after typing a sentence, at laptop width. Also writes the phone layout
 // (a touch screen, as tests/browser/phone.test.mjs opens it) at 360×780 and 390×844 to
 // docs/screenshot-phone-360.png and -phone-390.png, printing where the input, the heatmap and the
-// first step card are, and docs/screenshot-train.png: training mode (#train=induction) mid-run,
-// once the held-out accuracy has passed --accuracy.
-//   node scripts/screenshot.mjs [--sentence "..."] [--out docs/screenshot.png] [--only page|phone|train] [--accuracy 0.9]
+// first step card are, docs/screenshot-train.png: training mode (#train=induction) mid-run,
+// once the held-out accuracy has passed --accuracy, and docs/screenshot-generate.png: Generate
+// mode after running its seeded GPT to 16 tokens.
+//   node scripts/screenshot.mjs [--sentence "..."] [--out docs/screenshot.png] [--only page|phone|train|generate] [--accuracy 0.9]
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -17,6 +18,7 @@ const sentence = opt('--sentence', "the animal didn't cross the street because i
 const out = resolve(root, opt('--out', 'docs/screenshot.png'));
 const phoneOut = (width) => out.replace(/\.png$/, `-phone-${width}.png`);
 const trainOut = out.replace(/\.png$/, '-train.png');
+const generateOut = out.replace(/\.png$/, '-generate.png');
 const only = opt('--only', '');
 const accuracy = Number(opt('--accuracy', '0.9'));
 
@@ -33,6 +35,22 @@ async function trainShot(context, url) {
   await page.screenshot({ path: trainOut });
   const t = await page.evaluate(() => window.playground.training());
   console.log(`wrote ${trainOut} (step ${t.step}, held-out accuracy ${t.accuracy.toFixed(3)}, running: ${t.running})`);
+  if (errors.length) console.log(`page errors:\n${errors.join('\n')}`);
+  await page.close();
+}
+
+// Generate mode: the seeded GPT continues a prompt, 16 tokens with the KV cache.
+async function generateShot(context, url) {
+  const { page, errors } = await openPage(context, `${url}#generate=1&genprompt=to+be+or+not+to&genmax=16&genseed=3`);
+  await page.setViewportSize({ width: 1366, height: 1000 });
+  await page.locator('[data-testid="generate-run"]:not([disabled])').waitFor();
+  await page.getByTestId('generate-run').click();
+  await page.waitForFunction(() => { const g = window.playground.generation(); return g && !g.running && g.steps >= 16; }, null, { timeout: 60000 });
+  await page.evaluate(() => document.getElementById('generation').scrollIntoView());
+  await page.waitForTimeout(300);
+  mkdirSync(dirname(generateOut), { recursive: true });
+  await page.screenshot({ path: generateOut });
+  console.log(`wrote ${generateOut}`);
   if (errors.length) console.log(`page errors:\n${errors.join('\n')}`);
   await page.close();
 }
@@ -99,6 +117,7 @@ const server = await startServer();
 const browser = await launch();
 try {
   if (!only || only === 'train') await trainShot(browser.context, server.url);
+  if (!only || only === 'generate') await generateShot(browser.context, server.url);
   if (!only || only === 'page') await pageShots(browser.context, server.url);
   if (!only || only === 'phone') await phoneShots(server.url);
 } finally {

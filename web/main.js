@@ -1,7 +1,7 @@
 // The page's startup, as a list of named calls: hooks, language, core, link, page, modes, ready.
 // app/page.js holds the one state; app/modes.js the modes it opens (the playground always; training
 // and Generate mode when the state says, their code loaded then); app/hooks.js is what tests see
-// (window.playground). README "How a keystroke flows".
+// (window.playground). README "How a keystroke flows", docs/architecture.md.
 import { loadAttention } from '../bindings/attention.mjs';
 import { exposeHooks } from './app/hooks.js';
 import { readLink } from './app/link.js';

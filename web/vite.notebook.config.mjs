@@ -1,4 +1,4 @@
-// The playground as one self-contained HTML file for Jupyter (bindings/python, README "In a
+// The playground as one self-contained HTML file for Jupyter (bindings/python, docs/embedding.md, "In a
 // notebook"): the page (index.html) with its JS, CSS, WASM core and WGSL kernels inlined
 // (vite-plugin-singlefile; assets become data: URLs), written to dist/notebook/playground.html.
 // The Python package puts a <script type="application/json" id="notebook-data"> with the module's

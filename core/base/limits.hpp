@@ -1,5 +1,5 @@
 // The limits that keep one run within memory and time: every bound a scenario, a weights file or a
-// generation is checked against, in one place (README "Robustness and limits"). A module's own
+// generation is checked against, in one place (docs/testing.md, "Robustness and limits"). A module's own
 // argument bounds live in its row of the module table (modules/).
 #pragma once
 #include <cstddef>

@@ -1,7 +1,7 @@
 // attention-cli: the core from the command line.
 //   attention-cli run FILE.json [--weights W.safetensors]
 //                                 print the result JSON of a scenario (SCENARIO.md); "-" reads stdin;
-//                                 --weights loads a state_dict saved as safetensors (README)
+//                                 --weights loads a state_dict saved as safetensors (docs/modules.md)
 //   attention-cli weights W.safetensors   list the tensors of a safetensors file (name, dtype, shape)
 //   attention-cli modules         print the module table as JSON
 //   attention-cli --version

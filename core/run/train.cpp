@@ -25,10 +25,10 @@ Trainer::Trainer(const ModuleInfo& info, std::unique_ptr<Module> module, Generat
   module_->parameters("", params_);
   if (loss_.fn.empty()) return;
   bool known = false;
-  for (const std::string& o : info_.outputs) known = known || o == loss_.output;
+  for (const char* o : info_.outputs) known = known || o == loss_.output;
   if (!known) {
     std::string names;
-    for (const std::string& o : info_.outputs) names += (names.empty() ? "" : ", ") + o;
+    for (const char* o : info_.outputs) names.append(names.empty() ? "" : ", ").append(o);
     fail_at("loss.output", "loss.output '", loss_.output, "' is not an output of ", info_.id, ": its outputs are ", names);
   }
   if (loss_.fn != "mse" && loss_.fn != "cross_entropy" && loss_.fn != "sum")

@@ -284,9 +284,9 @@ void parse_loss(const json& l, const ModuleInfo& info, Scenario& s) {
   }
   bool known = false;
   std::string names;
-  for (const std::string& o : info.outputs) {
+  for (const char* o : info.outputs) {
     known = known || o == s.loss.output;
-    names += (names.empty() ? "" : ", ") + o;
+    names.append(names.empty() ? "" : ", ").append(o);
   }
   if (!known) fail_at("loss.output", "loss.output '", s.loss.output, "' is not an output of ", info.id, ": its outputs are ", names);
   if (l.contains("ignore_index")) {

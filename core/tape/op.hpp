@@ -2,7 +2,7 @@
 //   name      what a step's `op` says ("softmax")
 //   forward   its output from its inputs' tensors and the node's attributes: the tape functions
 //             (tape/graph.hpp) compute with it, and a replay of the tape (tape.hpp) recomputes with it
-//   attrs     the attributes a view reads, as JSON (core/SCENARIO.md's op table)
+//   attrs     the attributes a view reads, as JSON (named in the op's entry of tape/op_list.hpp)
 //   call      the core call that made the node, printed from its arguments (a step's `cpp`)
 //   backward  its inputs' gradients from its output's (tape/autograd.hpp)
 // Every field is required: OpDef has one constructor taking all five, so an op without a backward

@@ -1,11 +1,11 @@
 // Markdown tables and the targets check of `npm run bench` (run.mjs), from results.json's object:
 // the forward tables (when run) and the training table. Every figure is a measured median with
 // [min, max]; ratios are core / peer in the same run; every table's heading names the CPU model
-// and its flags. publish() writes the run to docs/bench/<cpu-slug>.md (one file per CPU model) and
-// README.md's index of those files (between <!-- bench:begin --> and <!-- bench:end -->), and the
-// training and generation tables (an optimizer step of two models; a GPT decode step with and
-// without the KV cache) between <!-- bench-train:begin --> / <!-- bench-generate:begin --> and their
-// :end markers.
+// and its flags. publish() writes the run to docs/bench/<cpu-slug>.md (one file per CPU model),
+// docs/benchmarks.md's index of those files (between <!-- bench:begin --> and <!-- bench:end -->)
+// and the training and generation tables (an optimizer step of two models; a GPT decode step with
+// and without the KV cache) between <!-- bench-train:begin --> / <!-- bench-generate:begin --> and
+// their :end markers, and README.md's one table (<!-- bench-headline:begin -->).
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 
 const SHAPE = (s) => `${s.B}×${s.T}×${s.C}, H=${s.H}`;
@@ -295,7 +295,7 @@ function generateReport(results, lines) {
     `core with the cache ${check(nc)}, core without ${check(nn)}; PyTorch's cached step against its uncached one ${g.cache_vs_nocache_max_abs_diff?.toExponential(1) ?? '—'} (required ≤ 1e-5).`, '');
 }
 
-// ---- docs/bench/<cpu-slug>.md and README.md's index ---------------------------------------------
+// ---- docs/bench/<cpu-slug>.md, docs/benchmarks.md and README.md's table -----------------------------------------
 const SUMMARY_RE = /<!-- bench-summary (\{.*\}) -->/;
 // A marked region of a Markdown file: its begin marker (and newline), its text, its end marker.
 const region = (name) => new RegExp(`(<!-- ${name}:begin -->\\n)([\\s\\S]*?)(<!-- ${name}:end -->)`);
@@ -328,9 +328,11 @@ function summary(results, notes) {
 }
 
 // Writes docs/bench/<cpu-slug>.md (this run's tables; a --train run keeps the file's forward part,
-// a forward-only one its training part) and regenerates README.md's index of docs/bench/ between
-// <!-- bench:begin --> and <!-- bench:end --> and the run's training and generation tables in theirs
-// (only those lines; README.md is left alone without the markers). Returns {file, readme, ...}.
+// a forward-only one its training part), regenerates docs/benchmarks.md's index of docs/bench/
+// between <!-- bench:begin --> and <!-- bench:end --> and the run's training and generation tables
+// in theirs, and README.md's one table (<!-- bench-headline:begin --> ... end: the latest full run
+// of any machine), only those lines; a file without the markers is left alone. Returns
+// {file, readme, ...}.
 export function publish(results, root) {
   const dir = `${root}docs/bench`;
   mkdirSync(dir, { recursive: true });
@@ -350,27 +352,51 @@ export function publish(results, root) {
     '<!-- forward:begin -->', fwd.trimEnd(), '<!-- forward:end -->', '', '<!-- train:begin -->', trn.trimEnd(), '<!-- train:end -->', '',
     '<!-- generate:begin -->', gen.trimEnd(), '<!-- generate:end -->', ''].join('\n');
   writeFileSync(file, text);
-  const readmePath = `${root}README.md`;
-  let readme = existsSync(readmePath) ? readFileSync(readmePath, 'utf8') : '';
-  const put = (name, made, text) => {
-    const re = region(name);
-    if (!made || !re.test(readme)) return false;
-    readme = readme.replace(re, (_, begin, old, end) => `${begin}${text}\n${end}`);
-    return true;
+  const edit = (path, changes) => {
+    let doc = existsSync(path) ? readFileSync(path, 'utf8') : '';
+    const done = changes.map(([name, made, body]) => {
+      const re = region(name);
+      if (!made || !re.test(doc)) return false;
+      doc = doc.replace(re, (_, begin, before, end) => `${begin}${body.trimEnd()}\n${end}`);
+      return true;
+    });
+    if (done.some(Boolean)) writeFileSync(path, doc);
+    return done;
   };
-  const index = put('bench', true, benchIndex(dir));
-  // this run's training and generation tables, their headings one level down (they sit under
-  // README's "### Training" and "### Generation"), where the run made them
-  const down = (table) => table.trimEnd().replace(/^### /gm, '#### ');
-  const trainTable = put('bench-train', results.train?.runs?.length, down(train));
-  const genTable = put('bench-generate', results.generate?.runs?.length, down(generate));
-  if (index || trainTable || genTable) writeFileSync(readmePath, readme);
-  return { file: file.slice(root.length), readme: index, readme_train: trainTable, readme_generate: genTable };
+  const [index, trainTable, genTable] = edit(`${root}docs/benchmarks.md`, [['bench', true, benchIndex(dir)],
+    ['bench-train', results.train?.runs?.length, train], ['bench-generate', results.generate?.runs?.length, generate]]);
+  const [headlineTable] = edit(`${root}README.md`, [['bench-headline', true, headline(dir)]]);
+  return { file: file.slice(root.length), readme: headlineTable, benchmarks_index: index, benchmarks_train: trainTable, benchmarks_generate: genTable };
+}
+
+// README.md's one table: the headline ratios of the latest full run (`npm run bench`, forward,
+// training and generation in one run) among docs/bench/*.md, with its machine, date and command.
+export function headline(dir) {
+  const runs = readdirSync(dir).filter((f) => f.endsWith('.md')).sort().map((f) => {
+    const m = SUMMARY_RE.exec(readFileSync(`${dir}/${f}`, 'utf8'));
+    return m ? { f, s: JSON.parse(m[1]) } : null;
+  }).filter((r) => r && r.s.forward?.command === 'npm run bench' && r.s.train && r.s.generate);
+  const latest = runs.sort((a, b) => a.s.forward.date.localeCompare(b.s.forward.date)).at(-1);
+  if (!latest) return 'No full `npm run bench` recorded in docs/bench/ yet.';
+  const { s, f } = latest, fw = s.forward, tr = s.train, ge = s.generate;
+  const x = (v) => (v == null ? '—' : `${v.toFixed(2)}×`);
+  const pct = (v) => (v == null ? '' : `, ${v.toFixed(0)} % of the measured peak`);
+  return [`${s.tag}, ${s.cores} cores, \`${fw.command}\` on ${fw.date.slice(0, 10)} at commit ${fw.commit} ([docs/bench/${f}](docs/bench/${f})). ` +
+    'Time of the core / time of the peer in the same run: below 1 the core is faster.', '',
+    '| measured | the core | peer | core / peer |', '| --- | --- | --- | ---: |',
+    `| forward, seed 000's MultiHeadAttention 1×512×768, 12 heads | native, 1 thread${pct(fw.native_peak_pct)} | PyTorch 1.13 + OpenBLAS, 1 thread | ${x(fw.native_torch)} |`,
+    '| 〃 | 〃 | onnxruntime-node, 1 thread | ' + x(fw.native_ort_node) + ' |',
+    `| 〃 | WASM in Chromium${pct(fw.wasm_peak_pct)} | onnxruntime-web (wasm) | ${x(fw.wasm_ort)} |`,
+    '| 〃 | 〃 | TensorFlow.js (wasm) | ' + x(fw.wasm_tfjs) + ' |',
+    `| one training step, MHA 1×512×768 | native | PyTorch 1.13 | ${x(tr.mha_native_torch)} |`,
+    `| one training step, causal MHA | WASM in Chromium | TensorFlow.js (wasm) | ${x(tr.causal_wasm_tfjs)} |`,
+    `| one GPT decode step at T = 256, KV cache | native | PyTorch 1.13 | ${x(ge.native_cache_ms / ge.torch_cache_ms)} |`,
+    ''].join('\n');
 }
 
 const runText = (r) => (r ? `\`${r.command}\`, ${r.date.replace('T', ' ').slice(0, 16)} UTC, commit ${r.commit}${r.uncommitted ? ` plus uncommitted changes to ${r.uncommitted} files under core/ and bindings/` : ''}, load average ${r.loadavg_before.map((v) => v.toFixed(2)).join(' ')} → ${r.loadavg_after.map((v) => v.toFixed(2)).join(' ')}` : 'not run on this model yet');
 
-// README.md's index: one row per docs/bench/*.md, the headline ratios of each machine side by side.
+// docs/benchmarks.md's index: one row per docs/bench/*.md, the headline ratios of each machine side by side.
 export function benchIndex(dir) {
   const rows = readdirSync(dir).filter((f) => f.endsWith('.md')).sort().map((f) => {
     const m = SUMMARY_RE.exec(readFileSync(`${dir}/${f}`, 'utf8'));
@@ -381,19 +407,19 @@ export function benchIndex(dir) {
   const load = (r) => (r ? `${r.loadavg_before[0].toFixed(1)} → ${r.loadavg_after[0].toFixed(1)}` : '—');
   const when = (r) => (r ? `${r.date.slice(0, 10)}, \`${r.command.replace(/^npm run bench ?(-- )?/, '') || 'full'}\`` : '—');
   const head = (cols) => [`| ${cols.join(' | ')} |`, `|${cols.map((_, i) => (i < 2 || i === cols.length - 1 ? ' --- ' : ' ---: ')).join('|')}|`];
-  const out = ['#### Results per machine (docs/bench/: one file per CPU model, the latest run on each, with every table of that run)', '',
+  const out = ['### Results per machine (docs/bench/: one file per CPU model, the latest run on each, with every table of that run)', '',
     'Forward at 1×512×768, H=12: time of the core / time of the peer in the same run, and GFLOP/s as a % of the multiply-add peak measured on that machine in the same run.', '',
     ...head(['CPU (flags)', 'run, load average (1 min) before → after', 'native / PyTorch + OpenBLAS', 'native / onnxruntime-node', 'native, % of peak', 'WASM / ort-web wasm', 'WASM / tfjs wasm', 'WASM, % of peak', 'measured peak GFLOP/s, native / WASM', 'targets met', 'file'])];
   for (const { f, s } of rows.filter((r) => r.s.forward)) {
     const fw = s.forward;
     out.push(`| ${s.tag} | ${when(fw)}, ${load(fw)} | ${x(fw.native_torch)} | ${x(fw.native_ort_node)} | ${p(fw.native_peak_pct)} | ${x(fw.wasm_ort)} | ${x(fw.wasm_tfjs)} | ${p(fw.wasm_peak_pct)} | ` +
-      `${fw.native_peak ? fw.native_peak.gflops.toFixed(1) : '—'} / ${fw.wasm_peak ? fw.wasm_peak.gflops.toFixed(1) : '—'} | ${fw.targets_met} of ${fw.targets} | [${f}](docs/bench/${f}) |`);
+      `${fw.native_peak ? fw.native_peak.gflops.toFixed(1) : '—'} / ${fw.wasm_peak ? fw.wasm_peak.gflops.toFixed(1) : '—'} | ${fw.targets_met} of ${fw.targets} | [${f}](bench/${f}) |`);
   }
   out.push('', 'Training step (zero_grad + forward + loss + backward + AdamW): time of the core / time of the peer in the same run.', '',
     ...head(['CPU (flags)', 'run, load average (1 min) before → after', 'MHA 1×512×768, native / PyTorch + OpenBLAS', 'causal, native / PyTorch + OpenBLAS', 'MHA, WASM / tfjs wasm', 'causal, WASM / tfjs wasm', 'file']));
   for (const { f, s } of rows.filter((r) => r.s.train)) {
     const tr = s.train;
-    out.push(`| ${s.tag} | ${when(tr)}, ${load(tr)} | ${x(tr.mha_native_torch)} | ${x(tr.causal_native_torch)} | ${x(tr.mha_wasm_tfjs)} | ${x(tr.causal_wasm_tfjs)} | [${f}](docs/bench/${f}) |`);
+    out.push(`| ${s.tag} | ${when(tr)}, ${load(tr)} | ${x(tr.mha_native_torch)} | ${x(tr.causal_native_torch)} | ${x(tr.mha_wasm_tfjs)} | ${x(tr.causal_wasm_tfjs)} | [${f}](bench/${f}) |`);
   }
   out.push('');
   return out.join('\n');

@@ -22,7 +22,8 @@
 // Measured ceilings (peak.hpp): the native bench times AVX2 / AVX-512 FMA microkernels before and
 // after its shapes, the page times the WASM SIMD128 one before and after the forward runs; the
 // GFLOP/s table divides by the best of each. The run's tables also go to docs/bench/<cpu-slug>.md
-// (one file per CPU model, the latest run on it) and README.md's index of those files (report.mjs).
+// (one file per CPU model, the latest run on it), docs/benchmarks.md's index of those files and
+// README.md's table (report.mjs).
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
@@ -351,5 +352,7 @@ writeFileSync(`${OUT}/results.json`, `${JSON.stringify(results, null, 1)}\n`);
 writeFileSync(`${OUT}/RESULTS.md`, `${markdown}\n`);
 const published = publish(results, ROOT);
 console.log(markdown);
-log(`wrote build/bench/results.json, build/bench/RESULTS.md, ${published.file}${published.readme ? ', README.md\'s index of docs/bench/' : ''}${published.readme_train ? ', README.md\'s training table' : ''}${published.readme_generate ? ', README.md\'s generation table' : ''}${results.chart ? ` and ${results.chart}` : ''} in ${results.seconds.toFixed(0)} s`);
+const wrote = [[published.benchmarks_index, "docs/benchmarks.md's index of docs/bench/"], [published.benchmarks_train, 'its training table'],
+  [published.benchmarks_generate, 'its generation table'], [published.readme, "README.md's table"]].filter(([done]) => done).map(([, what]) => `, ${what}`).join('');
+log(`wrote build/bench/results.json, build/bench/RESULTS.md, ${published.file}${wrote}${results.chart ? ` and ${results.chart}` : ''} in ${results.seconds.toFixed(0)} s`);
 log(`load average before: ${results.machine.loadavg_before.map((v) => v.toFixed(2)).join(' ')}, after: ${results.machine.loadavg_after.map((v) => v.toFixed(2)).join(' ')}`);

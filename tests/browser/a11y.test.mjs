@@ -1,4 +1,4 @@
-// Accessibility (README "Accessibility"): axe-core's WCAG 2.1 A/AA rules find no violation in any
+// Accessibility (docs/accessibility.md): axe-core's WCAG 2.1 A/AA rules find no violation in any
 // view state of the page (default, every preset, Chinese, the Share / Embed dialog, errors, the
 // value tables open, the lesson page's embedded demos, training and generate modes); a keyboard-only student
 // types a sentence, reaches the steps, reads a heatmap cell from the live region, switches head

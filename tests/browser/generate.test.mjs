@@ -1,4 +1,4 @@
-// Generate mode in headless Chromium (README "Generate mode"): a seeded GPT loaded through the
+// Generate mode in headless Chromium (docs/generation.md, "Generate mode"): a seeded GPT loaded through the
 // link with a PyTorch fixture's config, seed and prompt steps 8 tokens, shows 8 attention rows, the
 // cache (1, n_head, prompt + 8, head_dim) and the fixture's ids, then runs to the fixture's end;
 // cached and uncached logits agree within 1e-5 and both times are shown; a slider's release

@@ -1,5 +1,5 @@
 // Browser test harness: serves web/ with Vite (as `npm start` does) and drives one engine headless
-// with playwright-core: Debian's Chromium over CDP (WebGPU on SwiftShader, ../shared/TOOLCHAIN.md), or
+// with playwright-core: Debian's Chromium over CDP (WebGPU on SwiftShader), or
 // Debian's firefox-esr over WebDriver BiDi (Playwright's moz-firefox channel). BROWSER=chromium|firefox
 // picks it (default chromium); scripts/run-tests.mjs runs the browser suites once per engine. Suites
 // import `test` from here so every test's name ends with its engine, e.g. "... [firefox]".

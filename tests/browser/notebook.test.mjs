@@ -1,4 +1,4 @@
-// The notebook entry point (bindings/python, README "In a notebook"): tests/notebook/three-seeds.ipynb
+// The notebook entry point (bindings/python, docs/embedding.md, "In a notebook"): tests/notebook/three-seeds.ipynb
 // (seed 004's MultiHeadAttention, seed 000's with a mask, seed 002's Transformer with ids and a
 // vocabulary) executed by Debian's Jupyter, `jupyter nbconvert --to html --execute`, with the package
 // from this checkout and the notebook page built into a temporary folder. The notebook itself asserts

@@ -1,4 +1,4 @@
-// Training mode in headless Chromium (README "Training in the page"): #train=induction trains in
+// Training mode in headless Chromium (docs/training.md): #train=induction trains in
 // the page's Web Worker to held-out accuracy >= 0.95, names an induction head, draws its loss,
 // scrubs back to an earlier step's attention, pauses and resumes, steps once, and hands the model
 // to the playground; the exported .safetensors re-loads (in the core, and in PyTorch when Debian's

@@ -1,7 +1,9 @@
 // Typed steps (core/SCENARIO.md, "Typed steps", "Attention"): every traced step of every fixture
-// carries an op of the documented table, inputs that exist, a token source per dim; each result's
+// carries an op of the documented list (core/tape/op_list.hpp) and only the attributes its entry
+// names, inputs that exist, a token source per dim; each result's
 // attention description names steps and parameters that exist; inputs shared with same_as give
 // the numbers of the same inputs given as data.
+#include <map>
 #include <regex>
 #include <set>
 
@@ -10,15 +12,20 @@
 
 namespace {
 
-// The op names of SCENARIO.md's table: the documented closed set.
-std::set<std::string> documented_ops() {
-  const std::string doc = fixtures::read_text(std::string(ATTN_FIXTURES_DIR) + "/../../core/SCENARIO.md");
-  const size_t start = doc.find("| op | what it computes | attrs |");
-  REQUIRE(start != std::string::npos);
-  std::set<std::string> ops;
-  const std::regex row(R"(\n\| `([a-z_]+)` \|)");
-  const std::string table = doc.substr(start, doc.find("\n\n", start) - start);
-  for (std::sregex_iterator it(table.begin(), table.end(), row), end; it != end; ++it) ops.insert((*it)[1]);
+// The documented closed set: core/tape/op_list.hpp's entries, `X(name) /* what. attrs: keys */`,
+// as op name -> the words of its "attrs:" part (every attribute key it records is among them).
+std::map<std::string, std::set<std::string>> documented_ops() {
+  const std::string doc = fixtures::read_text(std::string(ATTN_FIXTURES_DIR) + "/../../core/tape/op_list.hpp");
+  std::map<std::string, std::set<std::string>> ops;
+  const std::regex entry(R"(\n\s+X\((\w+)\)\s*/\*([\s\S]*?)\*/)"), word(R"([a-z_0-9]+)");
+  for (std::sregex_iterator it(doc.begin(), doc.end(), entry), end; it != end; ++it) {
+    const std::string text = (*it)[2];
+    const size_t at = text.find("attrs:");
+    REQUIRE(at != std::string::npos);
+    const std::string attrs = text.substr(at + 6);
+    std::set<std::string>& keys = ops[(*it)[1]];
+    for (std::sregex_iterator w(attrs.begin(), attrs.end(), word), wend; w != wend; ++w) keys.insert(w->str());
+  }
   return ops;
 }
 
@@ -28,16 +35,18 @@ attn::Result run_fixture(const std::string& name) {
 
 }  // namespace
 
-TEST_CASE("every Op of the core is in SCENARIO.md's table, and nothing else is", "[steps]") {
-  const std::set<std::string> doc = documented_ops();
-  std::set<std::string> core;
-  for (int i = static_cast<int>(attn::Op::embedding); i <= static_cast<int>(attn::Op::alibi_bias); ++i)
-    core.insert(attn::op_name(static_cast<attn::Op>(i)));
-  CHECK(core == doc);
+TEST_CASE("every Op of the core has its entry in op_list.hpp, with the attributes it records", "[steps]") {
+  const auto doc = documented_ops();
+  std::set<std::string> core, listed;
+  for (int i = 0; i < attn::kOpCount; ++i) core.insert(attn::op_name(static_cast<attn::Op>(i)));
+  for (const auto& [name, keys] : doc) listed.insert(name);
+  CHECK(core == listed);
+  CHECK(doc.at("masked_fill").count("sink_tokens") == 1);
+  CHECK(doc.at("relu").count("none") == 1);
 }
 
 TEST_CASE("every traced step of every fixture is typed: a documented op, real inputs, a token source per dim", "[steps][fixtures]") {
-  const std::set<std::string> ops = documented_ops();
+  const auto ops = documented_ops();
   size_t count = 0;
   for (const std::string& f : fixtures::names()) {
     const attn::Scenario scenario = attn::parse_scenario(fixtures::read_text(fixtures::dir() + "/" + f + ".scenario.json"));
@@ -55,7 +64,16 @@ TEST_CASE("every traced step of every fixture is typed: a documented op, real in
         CHECK(ops.count(attn::op_name(s.op)) == 1);
         REQUIRE_FALSE(s.ops.empty());
         CHECK(s.ops.back() == s.op);
-        for (attn::Op op : s.ops) CHECK(ops.count(attn::op_name(op)) == 1);
+        std::set<std::string> documented;   // the attributes the entries of this line's ops name
+        for (attn::Op op : s.ops) {
+          CHECK(ops.count(attn::op_name(op)) == 1);
+          if (ops.count(attn::op_name(op))) documented.insert(ops.at(attn::op_name(op)).begin(), ops.at(attn::op_name(op)).end());
+        }
+        const nlohmann::json attrs = nlohmann::json::parse(s.attrs);
+        for (const auto& [key, value] : attrs.items()) {
+          INFO("attribute " << key << " of " << s.attrs);
+          CHECK(documented.count(key) == 1);
+        }
         CHECK(s.tokens.size() == s.dims.size());
         CHECK(s.dims.size() == s.value.shape().size());
         CHECK_FALSE(s.cpp.empty());

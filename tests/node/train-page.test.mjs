@@ -181,3 +181,24 @@ test('a yield from the page makes the worker rest between chunks for that long, 
   await until(() => messages.some((m) => m.type === 'stopped'));
   controller.engine.delete();
 });
+
+test('the first step moves a GPT run to the fast build with its own settings, and reset keeps them', async () => {
+  const messages = [];
+  const controller = createTrainController({ post: (m) => messages.push(m), loadCore: async () => core, loadFastCore: async () => fastCore,
+    schedule: (fn) => setImmediate(fn) });
+  const settings = { task: 'copy', seed: 3, module: 'GPT', model: { num_heads: 2, num_kv_heads: 1, rope: true, window: 12 }, steps: 3 };
+  controller.handle({ type: 'init', config: settings });
+  controller.handle({ type: 'run' });
+  await until(() => messages.some((m) => m.type === 'stopped'));
+  const ready = messages.find((m) => m.type === 'ready');
+  assert.deepEqual(controller.engine.config, ready.config, 'the same model on the fast build');
+  assert.equal(ready.config.model.n_head, 2);
+  const direct = createEngine(core, settings);
+  direct.step(3);
+  assert.deepEqual(Array.from(controller.engine.history.losses), direct.history.losses);
+  direct.delete();
+  controller.handle({ type: 'reset' });
+  await until(() => messages.filter((m) => m.type === 'ready').length === 2);
+  assert.deepEqual(messages.filter((m) => m.type === 'ready')[1].config, ready.config, 'reset: the same settings');
+  controller.engine.delete();
+});

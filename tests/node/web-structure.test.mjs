@@ -17,7 +17,7 @@ const MAX_LINES = 90;
 // The folders of the page's scripts other than its views: the shell and each mode's.
 const SCRIPT_DIRS = ['', 'app', 'playground', 'train', 'generate'];
 const scripts = () => SCRIPT_DIRS.flatMap((d) => jsFiles(join(web, d), { recurse: false }));
-// The WebGPU path and the backend card are another engineer's (README "WebGPU"); they keep the
+// The WebGPU path and the backend card are another engineer's (docs/webgpu.md); they keep the
 // regex rule, and their own length budget.
 const LENGTH_EXEMPT = new Set(['playground/backend.js']);
 

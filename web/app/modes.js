@@ -8,9 +8,13 @@
 // summary: what window.playground reports of it (app/hooks.js). Its views are in views/, its
 // worker (if any) beside it.
 import * as playground from '../playground/mode.js';
+import { loadModeStyles } from '../views/mode-styles.js';
+
+// A mode's code and its styles, both loaded before it starts.
+const withStyles = async (code) => (await Promise.all([code, loadModeStyles()]))[0];
 
 export const MODES = Object.freeze([
   { id: 'playground', open: () => true, load: async () => playground },
-  { id: 'train', open: (state) => !!state.train, load: () => import('../train/mode.js') },
-  { id: 'generate', open: (state) => !!state.generate, load: () => import('../generate/mode.js') },
+  { id: 'train', open: (state) => !!state.train, load: () => withStyles(import('../train/mode.js')) },
+  { id: 'generate', open: (state) => !!state.generate, load: () => withStyles(import('../generate/mode.js')) },
 ]);

@@ -1,4 +1,4 @@
-// Generate mode (README "Generate mode"), one direction: the state's gen* fields (fields.js) and
+// Generate mode (docs/generation.md, "Generate mode"), one direction: the state's gen* fields (fields.js) and
 // the weights the playground's GPT has -> a session in the worker (session.js, worker.js: a seeded
 // GPT, or the weights file's, run twice, with and without the KV cache) -> views/generate-*.js,
 // drawn through the page's scheduler as tokens arrive. Step / Run to N / Reset drive the session;

@@ -1,4 +1,4 @@
-// Compare mode (README "Modern attention"): the same input through a second configuration B of the
+// Compare mode (docs/modern-attention.md): the same input through a second configuration B of the
 // module, side by side with the page's own (A). B is A's arguments with the overrides of state.config2
 // (per module, like state.config), so a link keeps both. What differs is measured here, from the two
 // results: the arguments, the steps only one side has or whose shape changed, and the attention

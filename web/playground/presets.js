@@ -1,4 +1,4 @@
-// One-click scenarios, one per seed tutorial (../shared/seeds/README.md lists them). Each is a
+// One-click scenarios, one per seed tutorial (docs/tutorials.md lists them). Each is a
 // patch over defaultState() (state.js); `tables` are the embedding tables a preset brings along.
 // Labels and help texts are in the current language (locales/, keys preset.<id>.label/help).
 

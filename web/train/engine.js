@@ -170,7 +170,9 @@ function createTrainer(core, config, first) {
 // heldout}) (resolveConfig fills the task's defaults). engine.step(n) trains n steps and returns
 // the last loss; engine.history = {losses: [per step], accuracies: [{step, heldoutAccuracy,
 // trainAccuracy}] every evalEvery steps, snapshots: [snapshot()] at step 0 and every recordEvery}.
-// trainAccuracy is on the latest training batch. Errors carry `field` (a settings field: task,
+// trainAccuracy is on the latest training batch; engine.settings: the settings it was built from
+// (createEngine(core, engine.settings) builds it again: engine.config, resolved, does not for a GPT,
+// whose model it renames to the core's names). Errors carry `field` (a settings field: task,
 // seed, batch, model.emb_dim, optimizer.lr, ...; loss when the model diverged).
 export function createEngine(core, settings) {
   const config = resolveConfig(settings);
@@ -208,7 +210,7 @@ export function createEngine(core, settings) {
 
   history.snapshots.push(snapshot());
   return {
-    config, task, history, step, evaluate, snapshot, exportRun,
+    settings, config, task, history, step, evaluate, snapshot, exportRun,
     exportSafetensors: () => exportWeights(trainer, task, config, state.steps),
     get steps() { return state.steps; },
     get loss() { return state.loss; },

@@ -1,4 +1,4 @@
-// Training mode (README "Training in the page"), one direction: the state's train* fields
+// Training mode (docs/training.md), one direction: the state's train* fields
 // (fields.js) -> settings -> the worker (training.js, worker.js) -> the run -> views/train-*.js,
 // drawn through the page's scheduler at most 10 times a second while it trains (the heads 4 times).
 // A run that stops (paused, done) or starts is handed to the playground through the one weights

@@ -1,4 +1,4 @@
-// The page's side of training mode (README "Training in the page"): the Web Worker that trains
+// The page's side of training mode (docs/training.md): the Web Worker that trains
 // (train/worker.js; its header documents the protocol) and the run as it arrives — losses,
 // accuracies, snapshots of the sample's attention (typed arrays, transferred) — kept as plain data
 // for the views. No DOM: train-page.js wires it to the state and draws it.

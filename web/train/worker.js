@@ -100,7 +100,7 @@ function coreLoader(loadCore, loadFastCore) {
       upgraded = true;
       if (next === core) return null;
       core = next;
-      const rebuilt = createEngine(core, engine.config);
+      const rebuilt = createEngine(core, engine.settings);
       engine.delete();
       rebuilt.history.snapshots.length = 0;   // step 0 was sent by init
       return rebuilt;
@@ -183,7 +183,7 @@ export function createTrainController({ post, loadCore = loadPageCore, loadFastC
   async function dispatch(msg) {
     switch (msg?.type) {
       case 'init': return init(msg.config);
-      case 'reset': return init(msg.config ?? engine?.config);
+      case 'reset': return init(msg.config ?? engine?.settings);
       case 'run': return start(msg.steps ?? engine?.config.steps);
       case 'pause': return running ? stop('paused') : undefined;
       case 'step': return start((engine?.steps ?? 0) + (msg.n ?? 1));

@@ -1,8 +1,6 @@
 // Generate mode's panel and views (generate/mode.js): the markup, put into index.html's empty
-// #generation section when the mode first opens (with modes.css), so the first view carries the
+// #generation section when the mode first opens (its CSS: mode-styles.js), so the first view carries the
 // playground's only. Static text only: data-i18n keys, translated with the mode's texts.
-
-import './modes.css';
 
 const MARKUP = `
 <div class="training-title">
