@@ -24,8 +24,11 @@ void embedding_backward(const Node& n, const Tensor& g, Grads& w) {
   const Tensor& weight = w.input(n, 0).out;
   const int64_t D = weight.size(1);
   Tensor gw = Tensor::zeros(weight.shape());
+  float* gwp = gw.data();
+  const float* gp = g.data();
+  const Kernels& k = kernels();
   for (size_t i = 0; i < n.ids.size(); ++i)  // accumulated per id, in order
-    kernels().axpy(gw.data() + n.ids[i] * D, 1.f, g.data() + static_cast<int64_t>(i) * D, u(D));
+    k.axpy(gwp + n.ids[i] * D, 1.f, gp + static_cast<int64_t>(i) * D, u(D));
   w.give(n, 0, gw, true);
 }
 

@@ -36,7 +36,9 @@ void linear_backward(const Node& n, const Tensor& g, Grads& w) {
   }
   if (w.needs(n, 2)) {  // db = sum of g's rows
     Tensor gb = Tensor::zeros({OC});
-    for (int64_t r = 0; r < R; ++r) k.axpy(gb.data(), 1.f, g.data() + r * OC, u(OC));
+    float* b = gb.data();
+    const float* gp = g.data();
+    for (int64_t r = 0; r < R; ++r) k.axpy(b, 1.f, gp + r * OC, u(OC));
     w.give(n, 2, gb, true);
   }
 }

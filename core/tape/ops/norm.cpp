@@ -19,9 +19,9 @@ void layer_norm_backward(const Node& n, const Tensor& g, Grads& w) {
   const int64_t C = x.size(-1), rows = C ? x.numel() / C : 0;
   Tensor gx = Tensor::empty(x.shape()), gg = Tensor::zeros({C}), gb = Tensor::zeros({C});
   const Kernels& k = kernels();
-  for (int64_t r = 0; r < rows; ++r)
-    k.layer_norm_backward(gx.data() + r * C, gg.data(), gb.data(), x.data() + r * C, g.data() + r * C, gamma.data(), u(C),
-                          n.attrs.eps);
+  float *gxp = gx.data(), *ggp = gg.data(), *gbp = gb.data();
+  const float *xp = x.data(), *gp = g.data(), *gammap = gamma.data();
+  for (int64_t r = 0; r < rows; ++r) k.layer_norm_backward(gxp + r * C, ggp, gbp, xp + r * C, gp + r * C, gammap, u(C), n.attrs.eps);
   w.give(n, 0, gx, true);
   w.give(n, 1, gg, true);
   w.give(n, 2, gb, true);

@@ -54,10 +54,11 @@ Tensor repeat_kv_forward(const Node& n, const std::vector<Tensor>& in) {
   const Tensor xc = in[0].contiguous();
   const int64_t reps = n.attrs.repeats, B = xc.size(0), Hk = xc.size(1), block = xc.size(2) * xc.size(3);
   Tensor out = Tensor::empty({B, Hk * reps, xc.size(2), xc.size(3)});
+  const float* xp = xc.data();
+  float* op = out.data();
   for (int64_t b = 0; b < B; ++b)
     for (int64_t h = 0; h < Hk; ++h)
-      for (int64_t r = 0; r < reps; ++r)
-        std::copy_n(xc.data() + (b * Hk + h) * block, block, out.data() + ((b * Hk + h) * reps + r) * block);
+      for (int64_t r = 0; r < reps; ++r) std::copy_n(xp + (b * Hk + h) * block, block, op + ((b * Hk + h) * reps + r) * block);
   return out;
 }
 ATTN_SMALL Json repeat_kv_attrs(const Node& n, const std::vector<Node>&) { return {{"repeats", n.attrs.repeats}, {"dim", 1}}; }
@@ -70,11 +71,15 @@ void repeat_kv_backward(const Node& n, const Tensor& g, Grads& w) {
   const Tensor gc = g.contiguous();
   const int64_t reps = n.attrs.repeats, B = gc.size(0), Hk = gc.size(1) / reps, block = gc.size(2) * gc.size(3);
   Tensor gx = Tensor::zeros({B, Hk, gc.size(2), gc.size(3)});
+  float* gxp = gx.data();
+  const float* gp = gc.data();
+  const Kernels& k = kernels();
   for (int64_t b = 0; b < B; ++b)
     for (int64_t h = 0; h < Hk; ++h)
-      for (int64_t r = 0; r < reps; ++r)
-        kernels().add(gx.data() + (b * Hk + h) * block, gx.data() + (b * Hk + h) * block,
-                      gc.data() + ((b * Hk + h) * reps + r) * block, u(block));
+      for (int64_t r = 0; r < reps; ++r) {
+        float* dst = gxp + (b * Hk + h) * block;
+        k.add(dst, dst, gp + ((b * Hk + h) * reps + r) * block, u(block));
+      }
   w.give(n, 0, gx, true);
 }
 
@@ -83,11 +88,12 @@ void repeat_kv_backward(const Node& n, const Tensor& g, Grads& w) {
 Tensor alibi_bias_forward(const Node& n, const std::vector<Tensor>&) {
   const int64_t H = n.saved.numel(), T = static_cast<int64_t>(n.ids.size());
   Tensor bias = Tensor::empty({H, T, T});
+  float* bp = bias.data();
+  const float* slopes = n.saved.data();
   for (int64_t h = 0; h < H; ++h) {
-    const float slope = n.saved.data()[h];
+    const float slope = slopes[h];
     for (int64_t i = 0; i < T; ++i)
-      for (int64_t j = 0; j < T; ++j)
-        bias.data()[(h * T + i) * T + j] = slope * static_cast<float>(n.ids[u(j)] - n.ids[u(i)]);
+      for (int64_t j = 0; j < T; ++j) bp[(h * T + i) * T + j] = slope * static_cast<float>(n.ids[u(j)] - n.ids[u(i)]);
   }
   return bias;
 }

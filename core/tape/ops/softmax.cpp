@@ -31,7 +31,9 @@ void softmax_backward(const Node& n, const Tensor& g, Grads& w) {
   Tensor gx = Tensor::empty(y.shape());
   const int64_t S = y.size(-1), rows = S ? y.numel() / S : 0;
   const Kernels& k = kernels();
-  for (int64_t r = 0; r < rows; ++r) k.softmax_backward(gx.data() + r * S, y.data() + r * S, gy.data() + r * S, u(S));
+  float* gxp = gx.data();
+  const float *yp = y.data(), *gyp = gy.data();
+  for (int64_t r = 0; r < rows; ++r) k.softmax_backward(gxp + r * S, yp + r * S, gyp + r * S, u(S));
   w.give(n, 0, last ? gx : gx.transpose(d, nd - 1), last);
 }
 
