@@ -435,11 +435,10 @@ def gpt(vocab_size, block_size, n_layer, n_head, n_embd, dropout=0.0, bias=True,
             'dropout': dropout, 'bias': bias, **llama}
 
 
-def cases():
+def cases(run_generation):
     """nanoGPT's GPT: seeded construction (return_params), forward, attention weights; generation
     greedy and sampled (temperatures, top_k, top_p, batch 2, a prompt longer than block_size), each
     checked by the core with and without its KV cache (the "_nocache" twins share the expected ids)."""
-    from .runner import run_generation  # the runner knows every family: imported when the cases are made
     f = {}
     small = gpt(11, 8, 2, 2, 8)
     prompt = [1, 5, 2, 7, 3, 9, 4, 10, 0, 6, 8, 2]

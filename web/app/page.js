@@ -6,11 +6,12 @@ import { createLinkWriter } from './link.js';
 import { MODES } from './modes.js';
 import { createScheduler } from './scheduler.js';
 
-// page: {core, state, modes (id -> the running mode), weights / weightsError (app/weights.js),
+// page: {core, state, set (setState on this page), modes (id -> the running mode), weights / weightsError (app/weights.js),
 // scheduler, link, language (main.js's switch)}.
 export function createPage(core, state) {
   const page = { core, state, modes: new Map(), opening: new Map(), weights: null, weightsError: null, scheduler: createScheduler() };
   page.link = createLinkWriter(() => page.state);
+  page.set = (patch, opts) => setState(page, patch, opts);   // the modes write through it (they do not import this file)
   return page;
 }
 

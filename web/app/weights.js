@@ -6,7 +6,6 @@
 // for the file again.
 
 import { t } from '../i18n.js';
-import { setState } from './page.js';
 
 // Reads a file (or any ArrayBuffer) and lists it with the core; throws the core's Error for a
 // damaged file. Returns {name, bytes, tensors: [{name, dtype, shape}]}.
@@ -45,7 +44,7 @@ function parseVocab(name, text) {
 export function setWeights(page, weights, error = null, { from = null, patch = {} } = {}) {
   page.weights = weights;
   page.weightsError = error;
-  setState(page, { ...patch, weights: weights && !weights.fromTraining ? weights.name : '' }, { from });
+  page.set({ ...patch, weights: weights && !weights.fromTraining ? weights.name : '' }, { from });
 }
 
 // Files picked or dropped: the model (a .safetensors file) and its vocabulary (a .json file),

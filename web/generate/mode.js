@@ -5,7 +5,6 @@
 // the sliders redraw the bars from the last logits while they move (the core's own filter:
 // core.nextTokenDistribution) and generate again from the prompt (same seed) when released.
 import { controlFor } from '../app/errors.js';
-import { setState } from '../app/page.js';
 import { fieldMessage, fieldProblem, schema } from '../app/state.js';
 import { addLocale, t, translatePage } from '../i18n.js';
 import { genEn } from '../locales/gen.en.js';
@@ -72,7 +71,7 @@ function editField(g, key, el) {
     const problem = fieldProblem(key, value, { typed: true });
     if (problem) { g.views.panel.showError(key, fieldMessage(key, problem)); return; }
   }
-  setState(g.page, { [key]: value }, { from: 'generate' });
+  g.page.set({ [key]: value }, { from: 'generate' });
   syncGeneration(g);
 }
 
@@ -80,7 +79,7 @@ function editField(g, key, el) {
 function slide(g, key, value, done) {
   if (done) {
     g.previewState = null;
-    setState(g.page, { [key]: value }, { from: 'generate' });
+    g.page.set({ [key]: value }, { from: 'generate' });
     syncGeneration(g, g.gen.session ? generatedCount(g.gen.session) : 0);
     return;
   }
@@ -180,7 +179,7 @@ function build(page) {
     cache: createGenCache($('gen-cache')),
     times: createGenTimes($('gen-times'), $('gen-check')),
   };
-  $('gen-close').addEventListener('click', () => setState(page, { generate: false }));
+  $('gen-close').addEventListener('click', () => page.set({ generate: false }));
   return g;
 }
 

@@ -2,7 +2,6 @@
 // (bindings/attention.mjs) -> typed steps -> views (views/). Its controls (wire.js) edit the state
 // through app/page.js setState and recompute here; another mode's edit (training's model, a weights
 // file) reaches it through sync(). Views take data and draw, and tell the mode what a reader chose.
-import { setState } from '../app/page.js';
 import { controlFor } from '../app/errors.js';
 import { t } from '../i18n.js';
 import { attentionSources } from './attention-data.js';
@@ -50,7 +49,7 @@ export function start(page) {
   };
   pg.views = createResultViews(pg);
   if (page.notebook) pg.given = page.notebook.given;
-  buildControls(pg);
+  buildControls(pg, { loadCompare, measureWidths, recompute, renderControls, setArg });
   recompute(pg);
   return {
     sync: (state, prev) => sync(pg, state, prev),
@@ -73,26 +72,26 @@ function sync(pg, state, prev) {
 // A module argument typed in the form (NaN while half-typed, null for "auto").
 export function setArg(pg, name, value) {
   const { config, module } = pg.page.state;
-  setState(pg.page, { config: { ...config, [module]: { ...(config[module] ?? {}), [name]: value } } }, { from: 'playground' });
+  pg.page.set({ config: { ...config, [module]: { ...(config[module] ?? {}), [name]: value } } }, { from: 'playground' });
   recompute(pg);
 }
 
 // An argument of compare mode's configuration B (compare.js): an override of A's, per module.
 function setCompareArg(pg, name, value) {
   const { config2, module } = pg.page.state;
-  setState(pg.page, { config2: { ...config2, [module]: { ...(config2[module] ?? {}), [name]: value } } }, { from: 'playground' });
+  pg.page.set({ config2: { ...config2, [module]: { ...(config2[module] ?? {}), [name]: value } } }, { from: 'playground' });
   recompute(pg);
 }
 
 // The attention view's head and batch item are page state: links open the same view, and the
 // GPU comparison follows the displayed head.
 function setView(pg, { head, item }) {
-  setState(pg.page, { head, item }, { from: 'playground' });
+  pg.page.set({ head, item }, { from: 'playground' });
   compareOnGpu(pg);
 }
 
 function selectStep(pg, name) {
-  setState(pg.page, { step: name }, { from: 'playground' });
+  pg.page.set({ step: name }, { from: 'playground' });
   draw(pg);
   pg.views.code.reveal();
 }

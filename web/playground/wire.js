@@ -1,8 +1,8 @@
-// The playground's inputs, wired to the state (app/page.js setState) and to its recompute (mode.js):
+// The playground's inputs, wired to the state (page.set: app/page.js setState) and to its recompute
+// (pg.mode: mode.js's operations, handed over by buildControls, so this file does not import mode.js):
 // the config panel's fields and arguments, the presets, trained weights, the backend choice, the
 // softmax card, the share dialog, resizing, the header's buttons (copy link, scenario JSON, and
 // the buttons that open training and Generate mode: they set the state, app/modes.js opens them).
-import { setState } from '../app/page.js';
 import { presetState } from '../app/link.js';
 import { readWeightFiles, setWeights } from '../app/weights.js';
 import { t } from '../i18n.js';
@@ -13,7 +13,6 @@ import { createSoftmaxCard } from '../views/softmax-card.js';
 import { createWeightsPicker } from '../views/weights-picker.js';
 import { createBackend } from './backend.js';
 import { createControls } from './controls.js';
-import { loadCompare, measureWidths, recompute, renderControls, setArg } from './mode.js';
 import { presets } from './presets.js';
 import { createSettingsPanel } from './settings.js';
 
@@ -30,7 +29,7 @@ function leavesTrainedWeights(pg, module) {
 // Compare mode switched on for a module without B's arguments waits for its code (firstFlip).
 function editField(pg, key, value) {
   if (key === 'compare' && value && !pg.compare) {
-    loadCompare(pg).then(() => editField(pg, key, value));
+    pg.mode.loadCompare(pg).then(() => editField(pg, key, value));
     return;
   }
   const { state } = pg.page;
@@ -46,9 +45,9 @@ function editField(pg, key, value) {
     patch.config2 = { ...state.config2, [state.module]: pg.compare.firstFlip(state, pg.infoOf.get(state.module)) };
   }
   if (key === 'module' && leavesTrainedWeights(pg, value)) setWeights(pg.page, null, null, { from: 'playground', patch });
-  else setState(pg.page, patch, { from: 'playground' });
-  if (key !== 'text' && key !== 'text2') renderControls(pg);
-  recompute(pg);
+  else pg.page.set(patch, { from: 'playground' });
+  if (key !== 'text' && key !== 'text2') pg.mode.renderControls(pg);
+  pg.mode.recompute(pg);
 }
 
 // A preset button: its state, keeping the typed texts, the language, other modules' arguments
@@ -58,9 +57,9 @@ function pickPreset(pg, preset) {
   const kept = Object.fromEntries(['train', 'trainseed', ...TRAIN_OVERRIDES].map((k) => [k, pg.page.state[k]]));
   const patch = presetState(preset, { under: { text, text2, lang: language, config, weights, ...kept } });
   if (leavesTrainedWeights(pg, patch.module)) setWeights(pg.page, null, null, { from: 'playground', patch });
-  else setState(pg.page, patch, { from: 'playground' });
-  renderControls(pg);
-  recompute(pg);
+  else pg.page.set(patch, { from: 'playground' });
+  pg.mode.renderControls(pg);
+  pg.mode.recompute(pg);
 }
 
 // Weights files picked or dropped, or cleared: read and checked (app/weights.js), then set.
@@ -68,7 +67,7 @@ async function pickWeights(pg, files) {
   const { weights, error } = files ? await readWeightFiles(pg.page.core, files, pg.page.weights) : { weights: null, error: null };
   setWeights(pg.page, weights, error, { from: 'playground' });
   pg.weightsPicker.render(weights);
-  recompute(pg);
+  pg.mode.recompute(pg);
 }
 
 function showLinkProblems(link) {
@@ -84,8 +83,8 @@ function buildBackend(pg) {
     radios: [$('backend-wasm'), $('backend-webgpu')], name: $('backend-name'), adapter: $('backend-adapter'),
     notice: $('backend-notice'), compare: $('backend-compare'), diff: $('gpu-cpu-diff'), wasmTime: $('time-wasm'), gpuTime: $('time-gpu'),
   }, () => {
-    setState(pg.page, { backend: backend.wanted() }, { from: 'playground' });
-    recompute(pg);
+    pg.page.set({ backend: backend.wanted() }, { from: 'playground' });
+    pg.mode.recompute(pg);
   });
   backend.setWanted(pg.page.state.backend);
   return backend;
@@ -114,7 +113,7 @@ function buildPanels(pg) {
   pg.settings = createSettingsPanel({
     toggle: $('settings-toggle'), panel: $('settings-panel'), aside: $('config'), share: document.querySelector('header .share'), header: document.querySelector('body > header'),
   }, () => {
-    setState(page, { settings: !page.state.settings }, { from: 'playground' });
+    page.set({ settings: !page.state.settings }, { from: 'playground' });
     pg.settings.show(page.state.settings);
   });
 }
@@ -140,31 +139,33 @@ function wireHeader(pg) {
   });
   $('train-mode').addEventListener('click', () => {
     // a task (re)opened from the header starts from its own defaults, as a task picked in the panel
-    setState(page, { train: page.state.train || 'induction', ...Object.fromEntries(TRAIN_OVERRIDES.map((k) => [k, trainFields[k].default])) });
+    page.set({ train: page.state.train || 'induction', ...Object.fromEntries(TRAIN_OVERRIDES.map((k) => [k, trainFields[k].default])) });
   });
-  $('gen-mode').addEventListener('click', () => setState(page, { generate: true }));
+  $('gen-mode').addEventListener('click', () => page.set({ generate: true }));
 }
 
 // Everything a reader edits: the config panel, presets, the backend card, trained weights, the
 // softmax card, the share dialog, the header; and the link's problems, if any.
-export function buildControls(pg) {
+// mode: mode.js's {loadCompare, measureWidths, recompute, renderControls, setArg}, as pg.mode.
+export function buildControls(pg, mode) {
+  pg.mode = mode;
   const { page } = pg;
   pg.controls = createControls($('config'), page.core.modules(), {
     onField: (key, value) => editField(pg, key, value),
-    onArg: (name, value) => setArg(pg, name, value),
+    onArg: (name, value) => pg.mode.setArg(pg, name, value),
   });
   pg.controls.fillModules();
   createPresetButtons($('presets'), presets, (p) => pickPreset(pg, p));
   buildPanels(pg);
   showLinkProblems(page.linkRead);
   document.body.classList.toggle('embed', page.state.embed);
-  renderControls(pg);
+  pg.mode.renderControls(pg);
   wireHeader(pg);
-  const observer = new ResizeObserver(() => measureWidths(pg));
+  const observer = new ResizeObserver(() => pg.mode.measureWidths(pg));
   observer.observe($('steps'));
   observer.observe($('attention'));
-  measureWidths(pg);
-  pg.backend.ready.then(() => recompute(pg));
+  pg.mode.measureWidths(pg);
+  pg.backend.ready.then(() => pg.mode.recompute(pg));
 }
 
 // A language switch: translatePage() (i18n.js) has done the static texts; here every text built
@@ -176,7 +177,7 @@ export function relabelControls(pg) {
   pg.weightsPicker.render(pg.page.weights);
   pg.softmaxCard.recompute();
   $('copy-link-note').textContent = '';
-  renderControls(pg);
-  recompute(pg);
+  pg.mode.renderControls(pg);
+  pg.mode.recompute(pg);
 }
 

@@ -5,7 +5,6 @@
 // setter (app/weights.js) with its module, config and a sentence of the task's symbols, so the
 // playground shows what its heads do. app/modes.js starts it when the state names a task.
 import { controlFor } from '../app/errors.js';
-import { setState } from '../app/page.js';
 import { fieldMessage, fieldProblem } from '../app/state.js';
 import { setWeights } from '../app/weights.js';
 import { addLocale, t, translatePage } from '../i18n.js';
@@ -62,7 +61,7 @@ function settingPatch(state, key, raw) {
 function editSetting(tr, key, raw) {
   tr.views.controls.clearErrors();
   try {
-    setState(tr.page, settingPatch(tr.page.state, key, raw), { from: 'train' });
+    tr.page.set(settingPatch(tr.page.state, key, raw), { from: 'train' });
   } catch (e) {
     tr.views.controls.showError(key, e.message);
     return;
@@ -218,7 +217,7 @@ function build(page) {
     sample: createTrainSample($('train-sample')),
   };
   tr.controller = createTraining({ onUpdate: (kind, run) => onRunUpdate(tr, kind, run) });
-  $('train-close').addEventListener('click', () => setState(page, { train: '' }));
+  $('train-close').addEventListener('click', () => page.set({ train: '' }));
   return tr;
 }
 
