@@ -86,6 +86,11 @@ function readRun(run) {
     delete s.hasGrad;
   });
   if (meta.loss === undefined) delete meta.loss;
+  // SCENARIO.md, "Interpretability": patching, attribution_patching, logit_lens (data as
+  // Float32Array, as every tensor), logit_attribution, when the scenario asked
+  const interp = JSON.parse(run.interp());
+  for (const e of interp.logit_lens ?? []) e.data = Float32Array.from(e.data, Number);
+  Object.assign(meta, interp);
   (meta.generated ?? []).forEach((g, t) => (g.steps ?? []).forEach((s, i) => {
     s.data = run.generatedStep(t, i).slice();
     delete s.hasGrad;

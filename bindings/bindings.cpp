@@ -129,6 +129,7 @@ class Run : public Failure {
     for (size_t i = 0; i < r_.generated.size(); ++i) out += (i ? "," : "") + token_meta(r_.generated[i]);
     return out + "]}";
   }
+  std::string interp() const { return attn::interp_json(r_); }
   val output(int i) const { return view(r_.outputs.at(static_cast<size_t>(i)).value); }
   val input(int i) const { return view(r_.inputs.at(static_cast<size_t>(i)).value); }
   val param(int i) const { return view(r_.params.at(static_cast<size_t>(i)).value); }
@@ -285,6 +286,7 @@ EMSCRIPTEN_BINDINGS(attention) {
   class_<Run, base<Failure>>("Run")
       .constructor<std::string, val, val>()
       .function("meta", &Run::meta)
+      .function("interp", &Run::interp)
       .function("output", &Run::output)
       .function("input", &Run::input)
       .function("param", &Run::param)

@@ -31,6 +31,7 @@ export function resultToJson(r) {
   for (const key of ['grads', 'inputs', 'params']) {
     if (r[key]?.length) s += `,"${key}":[\n${r[key].map((o) => `{"name":${JSON.stringify(o.name)},"shape":${JSON.stringify(o.shape)},"data":${arr(o.data)}}`).join(',\n')}]`;
   }
+  s += interpJson(r, num, arr);
   if (r.ids) {  // generation: as core/result_json.cpp writes it
     const steps = (list) => list.map(({ data, ...meta }) => `${JSON.stringify(meta).slice(0, -1)},"data":${arr(data)}}`).join(',\n');
     const tokens = r.generated.map(({ steps: st, top_probs: probs, ...g }) => {
@@ -41,6 +42,26 @@ export function resultToJson(r) {
     s += `,"ids":${JSON.stringify(r.ids)},"generated":[\n${tokens.join(',\n')}]`;
   }
   return `${s}}\n`;
+}
+
+// SCENARIO.md, "Interpretability", as core/scenario/result_json.cpp writes it (put_interp).
+function interpJson(r, num, arr) {
+  const cells = (list, key) => list.map((c) => `{"step":${JSON.stringify(c.step)}${c.head !== undefined ? `,"head":${c.head}` : ''}`
+    + `${c.position !== undefined ? `,"position":${c.position}` : ''},"${key}":${num(c[key])}}`).join(',\n');
+  let s = '';
+  if (r.patching) {
+    const p = r.patching;
+    s += `,\n"patching":{"clean_metric":${num(p.clean_metric)},"corrupted_metric":${num(p.corrupted_metric)},"cells":[\n${cells(p.cells, 'metric')}]}`;
+  }
+  if (r.attribution_patching) s += `,\n"attribution_patching":{"cells":[\n${cells(r.attribution_patching.cells, 'estimate')}]}`;
+  if (r.logit_lens?.length) {
+    s += `,\n"logit_lens":[\n${r.logit_lens.map((e) => `{"step":${JSON.stringify(e.step)},"shape":${JSON.stringify(e.shape)},"data":${arr(e.data)}}`).join(',\n')}]`;
+  }
+  if (r.logit_attribution) {
+    const a = r.logit_attribution;
+    s += `,\n"logit_attribution":{"total":${num(a.total)},"components":[\n${a.components.map((c) => `{"name":${JSON.stringify(c.name)},"value":${num(c.value)}}`).join(',\n')}]}`;
+  }
+  return s;
 }
 
 async function main(argv) {

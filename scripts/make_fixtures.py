@@ -34,7 +34,7 @@ import sys
 import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from torch_refs import causal_transformer, modern, nanogpt, seed000, seed001, seed002, seed003, seed004  # noqa: E402
+from torch_refs import causal_transformer, interp, modern, nanogpt, seed000, seed001, seed002, seed003, seed004  # noqa: E402
 from torch_refs.causal_transformer import CausalTransformer  # noqa: E402,F401  (for the other scripts)
 from torch_refs.common import (INLINE_MAX, JOURNEY, OUT, causal4, data, dumps, padding_mask_000, rand,  # noqa: E402,F401
                                softmax_masked_rows_zero, tensor_json, trace, write_case)
@@ -49,6 +49,7 @@ def fixtures():
         f.update(family.cases())
     f.update(nanogpt.cases(run_generation))
     f.update(modern.cases())
+    f.update(interp.cases(run_generation))
     return f
 
 
@@ -78,6 +79,7 @@ def main():
             expected['params'] = [tensor_json(n, p) for n, p in m.named_parameters()]
         if 'generate' in sc:
             expected.update(run_generation(sc))
+        expected.update(interp.expected(sc))
         total += write_case(name, sc, expected)
         print(f'{name}: {sc["module"]}, outputs {[list(t.shape) for _, t in outputs]}, {len(steps)} steps')
     print(f'{len(cases)} fixtures, {total / 1e6:.2f} MB in {os.path.relpath(OUT)}', file=sys.stderr)

@@ -607,4 +607,96 @@ Tensor reduce_to(const Tensor& g, const Shape& shape) {
   return out;
 }
 
+
+// ---- interventions (tape/ops/intervene.cpp) ----
+namespace {
+
+// Row-major strides of a shape, and a flat index's coordinate along dim d.
+std::vector<int64_t> strides_of(const Shape& s) {
+  std::vector<int64_t> st(s.size(), 1);
+  for (size_t d = s.size(); d-- > 1;) st[d - 1] = st[d] * s[d];
+  return st;
+}
+
+// The flat index with the coordinates of `dims` set to 0 (the cell's group for a mean over them).
+int64_t group_of(int64_t i, const Shape& s, const std::vector<int64_t>& st, const std::vector<int64_t>& dims) {
+  int64_t k = i;
+  for (int64_t d : dims) k -= ((i / st[static_cast<size_t>(d)]) % s[static_cast<size_t>(d)]) * st[static_cast<size_t>(d)];
+  return k;
+}
+
+// The flat index with dim b's coordinate replaced by `row`.
+int64_t row_of(int64_t i, const Shape& s, const std::vector<int64_t>& st, int64_t b, int64_t row) {
+  const int64_t stride = st[static_cast<size_t>(b)];
+  return i - ((i / stride) % s[static_cast<size_t>(b)]) * stride + row * stride;
+}
+
+int64_t count_of(const Shape& s, const std::vector<int64_t>& dims) {
+  int64_t c = 1;
+  for (int64_t d : dims) c *= s[static_cast<size_t>(d)];
+  return c;
+}
+
+}  // namespace
+
+Tensor intervene(const Tensor& prev_, const Tensor& src_, const Tensor& sel_, int set, float scale, int64_t from,
+                 int64_t batch_dim, const std::vector<int64_t>& mean_dims) {
+  const Tensor prev = prev_.contiguous(), src = src_.contiguous(), sel = sel_.contiguous();
+  const Shape& s = prev.shape();
+  const std::vector<int64_t> st = strides_of(s);
+  Tensor out = prev.clone();
+  float* o = out.data();
+  const float *pp = prev.data(), *sp = src.data(), *m = sel.data();
+  const int64_t n = prev.numel();
+  std::vector<double> sums;
+  if (set == 1) {
+    sums.assign(static_cast<size_t>(n), 0.0);
+    for (int64_t i = 0; i < n; ++i) sums[static_cast<size_t>(group_of(i, s, st, mean_dims))] += sp[i];
+  }
+  const double count = static_cast<double>(count_of(s, mean_dims));
+  for (int64_t i = 0; i < n; ++i) {
+    if (m[i] == 0.f) continue;
+    switch (set) {
+      case 0: o[i] = 0.f; break;
+      case 1: o[i] = static_cast<float>(sums[static_cast<size_t>(group_of(i, s, st, mean_dims))] / count); break;
+      case 2: o[i] = sp[row_of(i, s, st, batch_dim, from)]; break;
+      default: o[i] = pp[i] * scale; break;
+    }
+  }
+  return out;
+}
+
+Tensor intervene_grad_prev(const Tensor& g_, const Tensor& sel_, int set, float scale) {
+  const Tensor g = g_.contiguous(), sel = sel_.contiguous();
+  Tensor out = g.clone();
+  float* o = out.data();
+  const float* m = sel.data();
+  for (int64_t i = 0, n = g.numel(); i < n; ++i)
+    if (m[i] != 0.f) o[i] = set == 3 ? o[i] * scale : 0.f;
+  return out;
+}
+
+Tensor intervene_grad_src(const Tensor& g_, const Tensor& sel_, int set, int64_t from, int64_t batch_dim,
+                          const std::vector<int64_t>& mean_dims) {
+  if (set != 1 && set != 2) return Tensor();
+  const Tensor g = g_.contiguous(), sel = sel_.contiguous();
+  const Shape& s = g.shape();
+  const std::vector<int64_t> st = strides_of(s);
+  const int64_t n = g.numel();
+  const float *gp = g.data(), *m = sel.data();
+  Tensor out = Tensor::zeros(s);
+  float* o = out.data();
+  if (set == 2) {
+    for (int64_t i = 0; i < n; ++i)
+      if (m[i] != 0.f) o[row_of(i, s, st, batch_dim, from)] += gp[i];
+    return out;
+  }
+  std::vector<double> sums(static_cast<size_t>(n), 0.0);
+  for (int64_t i = 0; i < n; ++i)
+    if (m[i] != 0.f) sums[static_cast<size_t>(group_of(i, s, st, mean_dims))] += gp[i];
+  const double count = static_cast<double>(count_of(s, mean_dims));
+  for (int64_t i = 0; i < n; ++i) o[i] = static_cast<float>(sums[static_cast<size_t>(group_of(i, s, st, mean_dims))] / count);
+  return out;
+}
+
 }  // namespace attn

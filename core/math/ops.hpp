@@ -68,6 +68,16 @@ Tensor amax(const Tensor& x, int64_t dim);
 Tensor amax_backward(const Tensor& g, const Tensor& x, const Tensor& m, int64_t dim);
 // g where y > 0 (relu's backward, from its output y)
 Tensor relu_backward(const Tensor& g, const Tensor& y);
+// An intervention's value (the tape's intervene op): prev where sel (prev's shape, 1 = selected) is
+// 0; where it is 1, by `set`: 0 zero, 1 the mean of src over mean_dims (keepdim, summed in double),
+// 2 src at the same index with dim batch_dim's index replaced by `from`, 3 prev * scale. Its
+// gradients: to prev (g where not selected, g * scale where selected for set 3), and to src (sets 1
+// and 2: each selected cell's g back to the cells it read; undefined for 0 and 3).
+Tensor intervene(const Tensor& prev, const Tensor& src, const Tensor& sel, int set, float scale, int64_t from,
+                 int64_t batch_dim, const std::vector<int64_t>& mean_dims);
+Tensor intervene_grad_prev(const Tensor& g, const Tensor& sel, int set, float scale);
+Tensor intervene_grad_src(const Tensor& g, const Tensor& sel, int set, int64_t from, int64_t batch_dim,
+                          const std::vector<int64_t>& mean_dims);
 // Losses as F.mse_loss (mean) and F.cross_entropy (mean over the rows whose target is not
 // ignore_index; logits (..., V), one target per row; every target checked by the caller), and
 // their gradients times g (dL/dloss).

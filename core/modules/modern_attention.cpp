@@ -76,7 +76,7 @@ class ModernAttention : public Module {
     Var scores = scale_scores(ctx, matmul_bt(ctx, q, k), spec_);
     ctx.step("scores", scores, {"batch", "heads", "seq_q", "seq_k"}, "scores = q @ k.transpose(-2, -1) / math.sqrt(D)");
     if (c_.alibi) {
-      const Var bias = alibi_bias(ctx, pos, H);
+      Var bias = alibi_bias(ctx, pos, H);
       ctx.step("alibi_bias", bias, {"heads", "seq_q", "seq_k"}, "bias = slopes[:, None, None] * (pos[None, :] - pos[:, None])");
       scores = add(ctx, scores, bias);
       ctx.step("scores_alibi", scores, {"batch", "heads", "seq_q", "seq_k"}, "scores = scores + bias");
@@ -136,7 +136,7 @@ class ModernAttention : public Module {
 }  // namespace
 
 void rotate_qk(Context& ctx, Var& q, Var& k, const std::vector<int64_t>& positions, int64_t D, double base) {
-  const Var cos = rope_table(ctx, positions, D, base, false), sin = rope_table(ctx, positions, D, base, true);
+  Var cos = rope_table(ctx, positions, D, base, false), sin = rope_table(ctx, positions, D, base, true);
   ctx.step("cos", cos, {"seq", "d_head"}, "cos = torch.cat((angles, angles), dim=-1).cos()");
   ctx.step("sin", sin, {"seq", "d_head"}, "sin = torch.cat((angles, angles), dim=-1).sin()");
   q = rope(ctx, q, cos, sin), k = rope(ctx, k, cos, sin);

@@ -75,8 +75,9 @@ void next_token_distribution(float* x, int64_t V, const GenerateSpec& spec) {
   kernels().softmax(x, static_cast<size_t>(V));
 }
 
-Generation::Generation(Module& model, const ParamList& params, Generator& gen, const Tensor& idx, GenerateSpec spec, bool trace)
-    : model_(model), lm_(*model.generative()), params_(params), gen_(gen), spec_(spec), trace_(trace) {
+Generation::Generation(Module& model, const ParamList& params, Generator& gen, const Tensor& idx, GenerateSpec spec, bool trace,
+                       const std::vector<Intervention>* interventions)
+    : model_(model), lm_(*model.generative()), params_(params), gen_(gen), spec_(spec), trace_(trace), interventions_(interventions) {
   if (!idx.defined() || idx.dim() != 2)
     fail_at("inputs.idx", "generate needs the prompt as token ids of shape (B, T)");
   const std::vector<float> v = idx.to_vector();
@@ -89,13 +90,16 @@ Generation::Generation(Module& model, const ParamList& params, Generator& gen, c
 Var Generation::forward(Context& ctx, GeneratedToken& tok, bool full) {
   const int64_t B = static_cast<int64_t>(ids_.size()), L = static_cast<int64_t>(ids_[0].size());
   const int64_t block = lm_.block_size(), W = std::min(L, block);
+  ctx.sequence_length = L;  // an intervention's position counts in the whole sequence
   if (spec_.cache && cache_.len > 0 && cache_.len == L - 1 && L <= block) {
     tok.mode = "decode";
+    ctx.position_offset = L - 1;
     Tensor last = Tensor::empty({B, 1});
     for (int64_t b = 0; b < B; ++b) last.data()[b] = static_cast<float>(ids_[b].back());
     return lm_.decode(ctx.input(last, "idx"), ctx, cache_);
   }
   tok.mode = spec_.cache ? "prefill" : "full";
+  ctx.position_offset = L - W;
   Tensor window = Tensor::empty({B, W});
   for (int64_t b = 0; b < B; ++b)
     for (int64_t t = 0; t < W; ++t) window.data()[b * W + t] = static_cast<float>(ids_[b][L - W + t]);
@@ -127,11 +131,13 @@ void Generation::sample(GeneratedToken& tok) {
 GeneratedToken Generation::next(bool full) {
   GeneratedToken tok;
   tok.position = static_cast<int64_t>(ids_[0].size());
-  Context ctx(gen_, false, trace_);
+  Context ctx(gen_, false, trace_ || interventions_);
   ctx.bind_parameters(params_);
   ctx.want_weights = full;  // only a full forward returns attention weights
+  ctx.interventions = interventions_;
   Context::Sequences sequences(ctx, "idx", "idx");
   const Var logits = forward(ctx, tok, full);
+  if (produced_ == 0) ctx.check_interventions("the model");
   if (trace_) tok.steps = ctx.steps();
   const int64_t B = logits.size(0), T = logits.size(1), V = logits.size(2);
   tok.logits = logits.t.slice(1, T - 1, T).contiguous().view({B, V}).clone();  // logits[:, -1, :]

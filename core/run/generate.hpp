@@ -57,7 +57,9 @@ class Generation {
  public:
   // model: a module with generative(); params: its state_dict names (named steps); gen: the
   // scenario's generator (multinomial draws); idx: the prompt (B,T) as the scenario gives it.
-  Generation(Module& model, const ParamList& params, Generator& gen, const Tensor& idx, GenerateSpec spec, bool trace);
+  // interventions: applied at their steps in every token's forward (positions in the whole sequence).
+  Generation(Module& model, const ParamList& params, Generator& gen, const Tensor& idx, GenerateSpec spec, bool trace,
+             const std::vector<Intervention>* interventions = nullptr);
   // The next token of every row: one forward (the window, with or without the cache, or one decode
   // step), the sampling, the ids appended. full: that forward computes the logits of every
   // position and the attention weights, returned in the token's outputs (a scenario's result shows
@@ -76,6 +78,7 @@ class Generation {
   Generator& gen_;
   GenerateSpec spec_;
   bool trace_;
+  const std::vector<Intervention>* interventions_;
   std::vector<std::vector<int64_t>> ids_;  // B rows, the prompt then the new ids
   KVCache cache_;
   int64_t produced_ = 0;

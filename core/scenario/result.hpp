@@ -8,6 +8,7 @@
 #include "nn/attention_spec.hpp"
 #include "nn/module.hpp"
 #include "run/generate.hpp"
+#include "run/interp.hpp"
 #include "tape/tape.hpp"
 
 namespace attn {
@@ -26,6 +27,11 @@ struct Result {
   std::vector<NamedTensor> grads;         // grads: every parameter, then "input:<name>" per float input
   std::vector<std::vector<int64_t>> ids;  // generate: per batch row, the prompt then the new ids
   std::vector<GeneratedToken> generated;  // generate: one entry per new token
+  // SCENARIO.md, "Interpretability": as the scenario asked
+  bool has_patching = false, has_attribution = false, has_logit_attribution = false;
+  PatchingResult patching, attribution_patching;
+  std::vector<std::pair<std::string, Tensor>> logit_lens;
+  LogitAttribution logit_attribution;
 };
 
 // A forward's collected outputs (nn/module.hpp collect_outputs) as the result's outputs.

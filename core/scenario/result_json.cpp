@@ -79,6 +79,60 @@ void put_list(std::string& out, const List& list, F&& put) {
   out += ']';
 }
 
+// "patching" / "attribution_patching": the cells, each with its step, head and position when it has
+// them, and the metric (`value_key`); the clean and corrupted metrics for patching.
+void put_patching(std::string& out, const char* key, const PatchingResult& p, const char* value_key, bool metrics) {
+  out += std::string(",\n\"") + key + "\":{";
+  if (metrics) {
+    out += "\"clean_metric\":";
+    put_float(out, p.clean_metric);
+    out += ",\"corrupted_metric\":";
+    put_float(out, p.corrupted_metric);
+    out += ',';
+  }
+  out += "\"cells\":[";
+  for (size_t i = 0; i < p.cells.size(); ++i) {
+    const PatchCell& c = p.cells[i];
+    out += i ? ",\n{\"step\":" : "\n{\"step\":";
+    put_string(out, c.step);
+    if (c.head != Attrs::kAll) out += ",\"head\":" + std::to_string(c.head);
+    if (c.position != Attrs::kAll) out += ",\"position\":" + std::to_string(c.position);
+    out += std::string(",\"") + value_key + "\":";
+    put_float(out, c.value);
+    out += '}';
+  }
+  out += "]}";
+}
+
+void put_interp(std::string& out, const Result& r) {
+  if (r.has_patching) put_patching(out, "patching", r.patching, "metric", true);
+  if (r.has_attribution) put_patching(out, "attribution_patching", r.attribution_patching, "estimate", false);
+  if (!r.logit_lens.empty()) {
+    out += ",\n\"logit_lens\":[";
+    for (size_t i = 0; i < r.logit_lens.size(); ++i) {
+      out += i ? ",\n{\"step\":" : "\n{\"step\":";
+      put_string(out, r.logit_lens[i].first);
+      out += ",\"shape\":" + json(r.logit_lens[i].second.shape()).dump() + ",\"data\":";
+      put_floats(out, r.logit_lens[i].second);
+      out += '}';
+    }
+    out += "]";
+  }
+  if (r.has_logit_attribution) {
+    out += ",\n\"logit_attribution\":{\"total\":";
+    put_float(out, r.logit_attribution.total);
+    out += ",\"components\":[";
+    for (size_t i = 0; i < r.logit_attribution.components.size(); ++i) {
+      out += i ? ",\n{\"name\":" : "\n{\"name\":";
+      put_string(out, r.logit_attribution.components[i].name);
+      out += ",\"value\":";
+      put_float(out, r.logit_attribution.components[i].value);
+      out += '}';
+    }
+    out += "]}";
+  }
+}
+
 }  // namespace
 
 // Written by hand, not through nlohmann objects: the page asks for every step on every keystroke.
@@ -156,6 +210,12 @@ std::string generated_meta_json(const GeneratedToken& g) {
   return out + "}";
 }
 
+std::string interp_json(const Result& r) {
+  std::string out;
+  put_interp(out, r);
+  return out.empty() ? "{}" : "{" + out.substr(1) + "}";
+}
+
 std::string result_to_json(const Result& r) {
   std::string out = "{\"module\":";
   put_string(out, r.module);
@@ -173,6 +233,7 @@ std::string result_to_json(const Result& r) {
   if (!r.grads.empty()) put_tensors(out, "grads", r.grads);
   if (!r.inputs.empty()) put_tensors(out, "inputs", r.inputs);
   if (!r.params.empty()) put_tensors(out, "params", r.params);
+  put_interp(out, r);
   if (!r.ids.empty()) {
     out += ",\"ids\":";
     put_list(out, r.ids, [&](const std::vector<int64_t>& row) { put_list(out, row, [&](int64_t id) { out += std::to_string(id); }); });

@@ -9,17 +9,29 @@
 #include <set>
 
 #include "base/error.hpp"
+#include "scenario/fields.hpp"
 
 namespace attn {
-
-using json = nlohmann::json;
-
-namespace {
 
 std::string brief(const json& j) {
   std::string s = j.dump();
   return s.size() > 40 ? s.substr(0, 37) + "..." : s;
 }
+
+void check_keys(const json& j, const std::string& where, std::initializer_list<const char*> allowed,
+                const std::string& field) {
+  for (auto it = j.begin(); it != j.end(); ++it) {
+    bool ok = false;
+    for (const char* a : allowed) ok = ok || it.key() == a;
+    if (!ok) {
+      std::string names;
+      for (const char* a : allowed) names += (names.empty() ? "" : ", ") + std::string(a);
+      fail_at(field, where, " has an unknown field '", it.key(), "': allowed fields are ", names);
+    }
+  }
+}
+
+namespace {
 
 // `where` names the value in messages ("inputs[0]"); `field` is the Error's path ("inputs.x").
 Shape parse_shape(const json& j, const std::string& where, const std::string& field) {
@@ -69,20 +81,6 @@ std::vector<int64_t> parse_ids(const json& j, const std::string& where, int64_t 
   }
   return ids;
 }
-
-void check_keys(const json& j, const std::string& where, std::initializer_list<const char*> allowed,
-                const std::string& field) {
-  for (auto it = j.begin(); it != j.end(); ++it) {
-    bool ok = false;
-    for (const char* a : allowed) ok = ok || it.key() == a;
-    if (!ok) {
-      std::string names;
-      for (const char* a : allowed) names += (names.empty() ? "" : ", ") + std::string(a);
-      fail_at(field, where, " has an unknown field '", it.key(), "': allowed fields are ", names);
-    }
-  }
-}
-
 
 // The input spec named `name` of the module, or an error listing its inputs.
 const InputSpec& input_spec(const ModuleInfo& info, const std::string& name, const std::string& where) {
@@ -413,7 +411,8 @@ Scenario parse_scenario(const std::string& text, std::vector<std::vector<float>>
   if (!j.is_object()) fail("scenario must be a JSON object like {\"module\": \"softmax\", \"inputs\": [...]}");
   check_keys(j, "scenario",
              {"module", "config", "seed", "train", "trace", "inputs", "params", "return_inputs", "return_params", "weights", "loss",
-              "grads", "optimize", "generate"},
+              "grads", "optimize", "generate", "interventions", "patching", "attribution_patching", "logit_lens",
+              "logit_attribution"},
              "");
   Scenario s;
   if (!j.contains("module") || !j["module"].is_string())
@@ -434,6 +433,7 @@ Scenario parse_scenario(const std::string& text, std::vector<std::vector<float>>
     if (s.has_loss) fail_at("generate", "scenario.generate cannot be combined with loss, grads or optimize: generate or train");
     if (s.train) fail_at("train", "scenario.generate runs the model in eval mode (model.eval(), as nanoGPT's sample.py): set train to false");
   }
+  parse_interp(j, info, s);
   return s;
 }
 

@@ -12,6 +12,7 @@
 #include "base/safetensors.hpp"
 #include "nn/module.hpp"
 #include "run/generate.hpp"
+#include "run/interp.hpp"
 #include "run/train.hpp"
 #include "scenario/result.hpp"
 
@@ -56,6 +57,14 @@ struct Scenario {
   // Generation (SCENARIO.md, "Generation"): max_new_tokens new tokens after the ids input's prompt.
   bool generate = false;
   GenerateSpec generation;
+  // Interpretability (SCENARIO.md, "Interpretability"): interventions at named steps of every
+  // forward; activation and attribution patching, the logit lens and direct logit attribution on
+  // the forward's result.
+  std::vector<Intervention> interventions;
+  bool patching = false, attribution_patching = false, logit_lens = false, logit_attribution = false;
+  PatchingSpec patch, attribution;
+  LogitAttributionSpec attribution_of;
+  bool records() const { return !interventions.empty() || patching || attribution_patching || logit_lens || logit_attribution; }
 };
 
 
@@ -75,6 +84,9 @@ std::string step_meta_json(const Step& step);
 std::string attention_json(const std::vector<AttentionSpec>& specs);
 // One generated token's entry of a result without its steps (SCENARIO.md, "Generation").
 std::string generated_meta_json(const GeneratedToken& token);
+// A result's interpretability fields as one JSON object ({} when it has none): patching,
+// attribution_patching, logit_lens, logit_attribution, as result_to_json writes them.
+std::string interp_json(const Result& result);
 std::string version();
 
 }  // namespace attn

@@ -159,19 +159,41 @@ void Session::set_target(const Shape& shape, const float* data) {
   std::copy(data, data + target_.numel(), target_.data());
 }
 
+// A forward with the scenario's interventions (every step named, so every one is reachable).
+void Session::intervene_in(Context& ctx) const {
+  if (!s_.interventions.empty()) ctx.interventions = &s_.interventions;
+}
+
 Result Session::forward(bool trace) {
-  Context ctx(*gen_, s_.train, trace);
+  Context ctx(*gen_, s_.train, trace || s_.records());
+  intervene_in(ctx);
   Result r;
   r.module = s_.module;
   add_outputs(r, collect_outputs(trainer_->forward(ctx, inputs_), ctx));
-  r.steps = ctx.steps();
+  ctx.check_interventions(s_.module);
+  if (trace) r.steps = ctx.steps();
   r.attention = trainer_->module().attention();
+  if (s_.patching) {
+    r.patching = activation_patching(ctx, s_.patch, "patching");
+    r.has_patching = true;
+  }
+  if (s_.attribution_patching) {
+    r.attribution_patching = attribution_patching(ctx, s_.attribution, "attribution_patching");
+    r.has_attribution = true;
+  }
+  if (s_.logit_lens) r.logit_lens = logit_lens(ctx, s_.module, params());
+  if (s_.logit_attribution) {
+    r.logit_attribution = logit_attribution(ctx, params(), s_.attribution_of);
+    r.has_logit_attribution = true;
+  }
   return r;
 }
 
 Result Session::gradients(bool trace) {
   Context ctx(*gen_, s_.train, trace, true);
+  intervene_in(ctx);
   const TrainStep t = trainer_->forward_backward(ctx, inputs_, target_);
+  ctx.check_interventions(s_.module);
   Result r;
   r.module = s_.module;
   r.has_loss = true;
@@ -197,7 +219,8 @@ float Session::step() { return trainer_->step(inputs_, target_); }
 std::unique_ptr<Generation> Session::generation() {
   for (size_t i = 0; i < info_->inputs.size(); ++i)
     if (info_->inputs[i].kind == InputKind::Ids)
-      return std::make_unique<Generation>(trainer_->module(), params(), *gen_, inputs_[i], s_.generation, s_.trace);
+      return std::make_unique<Generation>(trainer_->module(), params(), *gen_, inputs_[i], s_.generation, s_.trace,
+                                          s_.interventions.empty() ? nullptr : &s_.interventions);
   fail_at("generate", s_.module, " has no token ids input to generate from");
 }
 

@@ -36,6 +36,7 @@ class Session {
   Module& module() { return trainer_->module(); }
 
  private:
+  void intervene_in(Context& ctx) const;
   Scenario s_;
   const ModuleInfo* info_;
   std::unique_ptr<Generator> gen_;  // dropout keeps drawing from it, step after step

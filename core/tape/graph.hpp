@@ -86,6 +86,10 @@ Tensor window_mask(const std::vector<int64_t>& positions, bool causal, int64_t w
 Tensor window_mask(const std::vector<int64_t>& q_positions, const std::vector<int64_t>& k_positions, bool causal,
                    int64_t window, int64_t sink_tokens);
 
+// An intervention (Context::step applies them; tape/ops/intervene.cpp): prev with the cells of sel
+// (prev's shape, 1 = selected) set as how.set says, from src (the step's value as computed).
+Var intervene(Context& ctx, const Var& prev, const Var& src, const Tensor& sel, Attrs how);
+
 // Losses, each a 0-d tensor. target: a's shape (F.mse_loss, mean); targets: one class id per row of
 // logits (..., V), rows equal to ignore_index skipped (F.cross_entropy, mean over the others).
 Var mse_loss(Context& ctx, const Var& a, const Tensor& target);

@@ -63,7 +63,10 @@
                             heads that share it, repeat_interleave(repeats, dim=1). attrs: repeats,  \
                             dim (1) */                                                               \
   X(alibi_bias)          /* ALiBi's (H, T, T) bias slope_h * (pos_j - pos_i). attrs: heads, slopes   \
-                            (float32), positions, seq_q, seq_k */
+                            (float32), positions, seq_q, seq_k */                                    \
+  X(intervene)           /* an intervention: the step's value with its selected cells set (zero, the \
+                            mean over batch and positions, another batch row's value, or times a     \
+                            factor). attrs: set, head, position, batch, from_batch, scale */
 
 namespace attn {
 

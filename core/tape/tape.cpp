@@ -90,6 +90,12 @@ int32_t Context::input_node(const std::string& name) const {
   return -1;
 }
 
+std::vector<std::string> Context::step_names() const {
+  std::vector<std::string> names;
+  for (const Named& n : named_) names.push_back(n.name);
+  return names;
+}
+
 std::string Context::step_of(int32_t id) const {
   for (const Named& n : named_)
     if (n.node == id && id >= 0) return n.name;

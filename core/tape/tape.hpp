@@ -6,6 +6,7 @@
 // code), and, for training, the backward pass, which walks the same nodes in reverse.
 // Nothing is recorded when the run neither traces nor wants gradients: each op just computes.
 #pragma once
+#include <climits>
 #include <cstdint>
 #include <initializer_list>
 #include <string>
@@ -48,6 +49,25 @@ struct Attrs {
   int64_t repeats = 1;        // repeat_kv: how many query heads share each kv head
   int64_t window = 0;         // masked_fill: a sliding window (0: none) over the causal mask
   int64_t sink_tokens = 0;    // masked_fill: keys below this position stay visible under the window
+  // intervene: how the selected cells are set (Intervention::Set), where as given (kAll: every
+  // index), the row patched from, the dims a mean runs over; `scale` is the factor
+  int set = 0;
+  int64_t at_head = kAll, at_position = kAll, at_batch = kAll, from_batch = 0;
+  std::vector<int64_t> mean_dims;
+  static constexpr int64_t kAll = INT64_MIN;
+};
+
+// An intervention on a named step (SCENARIO.md, "Interventions"): as a PyTorch forward hook on that
+// line, the selected cells (every index of a dim whose key is absent) of the step's value are
+// replaced before any later line reads it. head indexes the `heads` (or `kv_heads`) dim, position
+// the `seq` (or `seq_q`) dim in the whole sequence (negative: from its end), batch the `batch` dim.
+struct Intervention {
+  enum class Set { zero = 0, mean = 1, from_batch = 2, scale = 3 };
+  std::string step;
+  int64_t head = Attrs::kAll, position = Attrs::kAll, batch = Attrs::kAll;
+  Set set = Set::zero;
+  int64_t from_batch = 0;  // from_batch: the row whose values the cells take
+  float scale = 1.f;       // scale: the factor
 };
 
 // A tensor and the node that made it (-1 when nothing is recorded). A plain Tensor converts to a
@@ -116,15 +136,31 @@ class Context {
   Var record(Op op, std::vector<int32_t> in, Tensor out, Attrs attrs = {}, Tensor saved = {},
              std::vector<int64_t> ids = {});
 
-  // Names v as the seed's variable `name` with one dim name per dimension and the seed's line.
-  void step(const char* name, const Var& v, std::initializer_list<const char*> dims, const char* code) {
-    if (recording()) name_step(name, v, std::vector<std::string>(dims.begin(), dims.end()), code);
+  // Names v as the seed's variable `name` with one dim name per dimension and the seed's line. An
+  // intervention on that step replaces v (what every later line reads) first.
+  void step(const char* name, Var& v, std::initializer_list<const char*> dims, const char* code) {
+    if (recording() || interventions) step(name, v, std::vector<std::string>(dims.begin(), dims.end()), code);
   }
-  void step(const char* name, const Var& v, const std::vector<std::string>& dims, const char* code) {
+  void step(const char* name, Var& v, const std::vector<std::string>& dims, const char* code) {
+    if (interventions) intervene_step(name, v, dims);
     if (recording()) name_step(name, v, dims, code);
   }
 
+  // The interventions to apply at the steps they name (the list outlives the context), and which of
+  // them met their step in this forward (unknown_interventions() says which did not).
+  const std::vector<Intervention>* interventions = nullptr;
+  std::vector<bool> intervened;
+  // After a forward: an error for the first intervention whose step it did not name, with the
+  // nearest step names (`module` names the model in the message).
+  void check_interventions(const std::string& module) const;
+  // What an intervention's position counts in: the absolute position of the seq dims' first row,
+  // and the whole sequence's length (-1: the step's own rows from position_offset on). Generation
+  // sets both for each new token's forward.
+  int64_t position_offset = 0, sequence_length = -1;
+
   const std::vector<Node>& nodes() const { return nodes_; }
+  // The full names of the steps named so far, in order (prefixes included).
+  std::vector<std::string> step_names() const;
   // The name of the first step naming node `id` ("" when none does).
   std::string step_of(int32_t id) const;
   // The node of a registered parameter, -1 when the forward did not use it.
@@ -168,14 +204,18 @@ class Context {
   const std::string& seq_q() const { return seq_q_; }
   const std::string& seq_k() const { return seq_k_; }
 
- private:
+  // A named step: its full name, its node, its dims' names (and the inputs they run over), its line.
   struct Named {
     std::string name;
     int32_t node;
     std::vector<std::string> dims, tokens;
     std::string code;
   };
+  const std::vector<Named>& named_steps() const { return named_; }
+
+ private:
   void name_step(const char* name, const Var& v, std::vector<std::string> dims, const char* code);
+  void intervene_step(const char* name, Var& v, const std::vector<std::string>& dims);
   bool trace_, grad_;
   std::string prefix_, seq_q_, seq_k_;
   std::vector<Node> nodes_;

@@ -26,13 +26,13 @@ class CausalBlock(nn.Module):
         with trace.scope('attn.'):
             a, _ = self.attn(x)
         r1 = x + a
-        trace.rec('residual1', r1)
+        r1 = trace.rec('residual1', r1)
         x = self.norm1(r1)
-        trace.rec('norm1', x)
+        x = trace.rec('norm1', x)
         r2 = x + self.ffn(x)
-        trace.rec('residual2', r2)
+        r2 = trace.rec('residual2', r2)
         x = self.norm2(r2)
-        trace.rec('norm2', x)
+        x = trace.rec('norm2', x)
         return x
 
 
@@ -47,14 +47,14 @@ class CausalTransformer(nn.Module):
 
     def forward(self, idx):
         e = self.embedding(idx)
-        trace.rec('tok_embedding', e)
+        e = trace.rec('tok_embedding', e)
         x = self.pos_encoder(e)
-        trace.rec('x', x)
+        x = trace.rec('x', x)
         for i, layer in enumerate(self.layers):
             with trace.scope(f'layers.{i}.'):
                 x = layer(x)
         logits = self.fc_out(x)
-        trace.rec('logits', logits)
+        logits = trace.rec('logits', logits)
         return (logits,)
 
 def cases():

@@ -17,7 +17,10 @@ INLINE_MAX = 4096  # tensors larger than this are stored as base64 float32 (data
 
 
 class Trace:
-    """Named intermediate tensors, recorded in forward order under scope prefixes.
+    """Named intermediate tensors, recorded in forward order under scope prefixes, and the hook
+    every traced line calls: `x = trace.rec('x', x)` returns x, or x with the scenario's
+    interventions on that step applied (SCENARIO.md, "Interventions"), as a forward hook on the
+    line would replace it.
 
     With `grads` on, the recorded tensors themselves are kept too (`live`, in step order) and
     asked to retain their gradient, so that after `loss.backward()` each step's dL/dstep is
@@ -30,14 +33,23 @@ class Trace:
         self.prefix = ''
         self.steps = []
         self.live = []
+        self.interventions = []  # the scenario's, in order
+        self.offset = 0          # the absolute position of a seq dim's row 0 (generation's cropped window)
+        self.length = None       # the whole sequence's length (None: the step's own rows from offset on)
 
     def rec(self, name, t):
+        full = self.prefix + name
+        computed = t
+        for iv in self.interventions:
+            if iv['step'] == full:
+                t = intervene(t, computed, iv, step_dims(full, t), self.offset, self.length)
         if self.on:
-            self.steps.append((self.prefix + name, t.detach().clone()))
+            self.steps.append((full, t.detach().clone()))
             if self.grads:
                 if t.requires_grad:
                     t.retain_grad()
                 self.live.append(t)
+        return t
 
     @contextlib.contextmanager
     def scope(self, prefix):
@@ -47,6 +59,51 @@ class Trace:
             yield
         finally:
             self.prefix = old
+
+
+def step_dims(name, t):
+    """Which dim of a step is the batch, the heads and the positions, by its layout: (B, H, T, .)
+    for rank 4 (seed 004's context_vec_heads is (B, T, H, D)), (B, T, .) for rank 3, (T, .) for
+    rank 2 (pos_emb, cos, sin), seed 002's pe (1, T, C) -- the named dims the core gives the same steps."""
+    if name.endswith('context_vec_heads'):
+        return {'batch': 0, 'seq': 1, 'heads': 2}
+    if name == 'pe' or name.endswith('.pe'):  # seed 002's table rows, (1, T, C): no batch
+        return {'seq': 1}
+    return {4: {'batch': 0, 'heads': 1, 'seq': 2}, 3: {'batch': 0, 'seq': 1}, 2: {'seq': 0}}.get(t.dim(), {})
+
+
+def intervene(t, computed, iv, dims, offset=0, length=None):
+    """One intervention {"step", "head"?, "position"?, "batch"?, "set"} on a step's value t (the
+    value so far); "mean" and "from_batch" read `computed`, the step's value before any
+    intervention. Differentiable: an index assignment into a clone."""
+    idx = [slice(None)] * t.dim()
+    if 'head' in iv:
+        idx[dims['heads']] = iv['head']
+    if 'position' in iv:
+        total = length if length is not None else offset + t.shape[dims['seq']]
+        row = (iv['position'] + total if iv['position'] < 0 else iv['position']) - offset
+        if not 0 <= row < t.shape[dims['seq']]:
+            return t  # a position this forward does not compute
+        idx[dims['seq']] = row
+    if 'batch' in iv:
+        idx[dims['batch']] = iv['batch']
+    idx = tuple(idx)
+    out = t.clone()
+    how = iv['set']
+    if how == 'zero':
+        out[idx] = 0.0
+    elif how == 'mean':
+        over = tuple(dims[k] for k in ('batch', 'seq') if k in dims)
+        out[idx] = computed.mean(dim=over, keepdim=True).expand_as(t)[idx]
+    elif 'from_batch' in how:
+        b = dims['batch']
+        out[idx] = computed.narrow(b, how['from_batch'], 1).expand_as(t)[idx]
+    elif 'patch_from' in how:  # activation patching (interp.py): another row's value as the forward has it here
+        b = dims['batch']
+        out[idx] = t.narrow(b, how['patch_from'], 1).expand_as(t)[idx]
+    else:
+        out[idx] = t[idx] * how['scale']
+    return out
 
 
 trace = Trace()

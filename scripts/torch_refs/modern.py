@@ -36,12 +36,12 @@ def rope_qk(q, k, pos, D, base):
     angles = pos.float()[:, None] * inv_freq[None, :]
     emb = torch.cat((angles, angles), dim=-1)
     cos, sin = emb.cos(), emb.sin()
-    trace.rec('cos', cos)
-    trace.rec('sin', sin)
+    cos = trace.rec('cos', cos)
+    sin = trace.rec('sin', sin)
     q = q * cos + rotate_half(q) * sin
     k = k * cos + rotate_half(k) * sin
-    trace.rec('q_rot', q)
-    trace.rec('k_rot', k)
+    q = trace.rec('q_rot', q)
+    k = trace.rec('k_rot', k)
     return q, k
 
 
@@ -51,8 +51,8 @@ def repeat_kv_heads(k, v, H, H_kv):
         return k, v
     k = k.repeat_interleave(H // H_kv, dim=1)
     v = v.repeat_interleave(H // H_kv, dim=1)
-    trace.rec('k_repeated', k)
-    trace.rec('v_repeated', v)
+    k = trace.rec('k_repeated', k)
+    v = trace.rec('v_repeated', v)
     return k, v
 
 
@@ -75,26 +75,26 @@ class ModernAttention(nn.Module):
         H, H_kv, D = self.H, self.H_kv, self.D
         pos = torch.arange(T) if positions is None else positions
         q, k, v = self.q_proj(x), self.k_proj(x), self.v_proj(x)
-        trace.rec('q', q)
-        trace.rec('k', k)
-        trace.rec('v', v)
+        q = trace.rec('q', q)
+        k = trace.rec('k', k)
+        v = trace.rec('v', v)
         q = q.view(B, T, H, D).transpose(1, 2)
         k = k.view(B, T, H_kv, D).transpose(1, 2)
         v = v.view(B, T, H_kv, D).transpose(1, 2)
-        trace.rec('q_heads', q)
-        trace.rec('k_heads', k)
-        trace.rec('v_heads', v)
+        q = trace.rec('q_heads', q)
+        k = trace.rec('k_heads', k)
+        v = trace.rec('v_heads', v)
         if self.rope:
             q, k = rope_qk(q, k, pos, D, self.rope_base)
         k, v = repeat_kv_heads(k, v, H, H_kv)
         scores = q @ k.transpose(-2, -1) / math.sqrt(D)
-        trace.rec('scores', scores)
+        scores = trace.rec('scores', scores)
         rel = (pos[None, :] - pos[:, None]).float()  # key position - query position
         if self.alibi:
             bias = torch.tensor(alibi_slopes(H), dtype=torch.float32)[:, None, None] * rel[None]
-            trace.rec('alibi_bias', bias)
+            bias = trace.rec('alibi_bias', bias)
             scores = scores + bias
-            trace.rec('scores_alibi', scores)
+            scores = trace.rec('scores_alibi', scores)
         masked = torch.zeros(T, T, dtype=torch.bool)
         if self.causal or self.window > 0:
             masked |= rel > 0
@@ -105,15 +105,15 @@ class ModernAttention(nn.Module):
             masked |= far
         if masked.any() or self.causal or self.window > 0:
             scores = scores.masked_fill(masked, -torch.inf)
-            trace.rec('scores_masked', scores)
+            scores = trace.rec('scores_masked', scores)
         attn_weights = softmax_masked_rows_zero(scores, dim=-1)
-        trace.rec('attn_weights', attn_weights)
+        attn_weights = trace.rec('attn_weights', attn_weights)
         context = (attn_weights @ v).transpose(1, 2)
-        trace.rec('context_heads', context)
+        context = trace.rec('context_heads', context)
         context = context.contiguous().view(B, T, H * D)
-        trace.rec('context', context)
+        context = trace.rec('context', context)
         out = self.o_proj(context)
-        trace.rec('output', out)
+        out = trace.rec('output', out)
         return out, attn_weights
 
 

@@ -66,36 +66,36 @@ class CausalSelfAttention(nn.Module):
 
         # calculate query, key, values for all heads in batch and move head forward to be the batch dim
         qkv = self.c_attn(x)  # added: nanoGPT writes q, k, v  = self.c_attn(x).split(self.n_embd, dim=2)
-        trace.rec('qkv', qkv)
+        qkv = trace.rec('qkv', qkv)
         q, k, v  = qkv.split(self.n_embd, dim=2)
         k = k.view(B, T, self.n_head, C // self.n_head).transpose(1, 2) # (B, nh, T, hs)
-        trace.rec('k', k)
+        k = trace.rec('k', k)
         q = q.view(B, T, self.n_head, C // self.n_head).transpose(1, 2) # (B, nh, T, hs)
-        trace.rec('q', q)
+        q = trace.rec('q', q)
         v = v.view(B, T, self.n_head, C // self.n_head).transpose(1, 2) # (B, nh, T, hs)
-        trace.rec('v', v)
+        v = trace.rec('v', v)
 
         # causal self-attention; Self-attend: (B, nh, T, hs) x (B, nh, hs, T) -> (B, nh, T, T)
         assert not self.flash, 'PyTorch 1.13: the manual attention path'
         # manual implementation of attention
         att = (q @ k.transpose(-2, -1)) * (1.0 / math.sqrt(k.size(-1)))
-        trace.rec('att', att)
+        att = trace.rec('att', att)
         att = att.masked_fill(self.bias[:,:,:T,:T] == 0, float('-inf'))
-        trace.rec('att_masked', att)
+        att = trace.rec('att_masked', att)
         att = F.softmax(att, dim=-1)
-        trace.rec('att_softmax', att)
+        att = trace.rec('att_softmax', att)
         att = self.attn_dropout(att)
         if self.training and self.dropout > 0:
-            trace.rec('att_dropout', att)
+            att = trace.rec('att_dropout', att)
         self.last_att = att  # added: the module's attention_weights output
         y = att @ v # (B, nh, T, T) x (B, nh, T, hs) -> (B, nh, T, hs)
-        trace.rec('y', y)
+        y = trace.rec('y', y)
         y = y.transpose(1, 2).contiguous().view(B, T, C) # re-assemble all head outputs side by side
-        trace.rec('y_merged', y)
+        y = trace.rec('y_merged', y)
 
         # output projection
         y = self.resid_dropout(self.c_proj(y))
-        trace.rec('y_proj', y)
+        y = trace.rec('y_proj', y)
         return y
 
 
@@ -125,38 +125,38 @@ class LlamaStyleSelfAttention(nn.Module):
         B, T, C = x.size()
         H, H_kv, hs = self.n_head, self.n_kv_head, self.hs
         qkv = self.c_attn(x)
-        trace.rec('qkv', qkv)
+        qkv = trace.rec('qkv', qkv)
         q, k, v = qkv.split([H * hs, H_kv * hs, H_kv * hs], dim=2)
         k = k.view(B, T, H_kv, hs).transpose(1, 2)  # (B, n_kv_head, T, hs)
-        trace.rec('k', k)
+        k = trace.rec('k', k)
         q = q.view(B, T, H, hs).transpose(1, 2)  # (B, nh, T, hs)
-        trace.rec('q', q)
+        q = trace.rec('q', q)
         v = v.view(B, T, H_kv, hs).transpose(1, 2)
-        trace.rec('v', v)
+        v = trace.rec('v', v)
         pos = torch.arange(T)
         if self.rope:
             q, k = rope_qk(q, k, pos, hs, self.rope_base)
         k, v = repeat_kv_heads(k, v, H, H_kv)
         att = (q @ k.transpose(-2, -1)) * (1.0 / math.sqrt(k.size(-1)))
-        trace.rec('att', att)
+        att = trace.rec('att', att)
         rel = pos[None, :] - pos[:, None]  # key position - query position
         mask = rel > 0
         if self.window > 0:
             mask |= (rel <= -self.window) & ~(pos[None, :] < self.sink_tokens)
         att = att.masked_fill(mask, float('-inf'))
-        trace.rec('att_masked', att)
+        att = trace.rec('att_masked', att)
         att = F.softmax(att, dim=-1)
-        trace.rec('att_softmax', att)
+        att = trace.rec('att_softmax', att)
         att = self.attn_dropout(att)
         if self.training and self.dropout > 0:
-            trace.rec('att_dropout', att)
+            att = trace.rec('att_dropout', att)
         self.last_att = att
         y = att @ v
-        trace.rec('y', y)
+        y = trace.rec('y', y)
         y = y.transpose(1, 2).contiguous().view(B, T, C)
-        trace.rec('y_merged', y)
+        y = trace.rec('y_merged', y)
         y = self.resid_dropout(self.c_proj(y))
-        trace.rec('y_proj', y)
+        y = trace.rec('y_proj', y)
         return y
 
 
@@ -171,14 +171,14 @@ class MLP(nn.Module):
 
     def forward(self, x):
         x = self.c_fc(x)
-        trace.rec('c_fc', x)
+        x = trace.rec('c_fc', x)
         x = self.gelu(x)
-        trace.rec('gelu', x)
+        x = trace.rec('gelu', x)
         x = self.c_proj(x)
-        trace.rec('c_proj', x)
+        x = trace.rec('c_proj', x)
         x = self.dropout(x)
         if self.training and self.dropout.p > 0:
-            trace.rec('dropout', x)
+            x = trace.rec('dropout', x)
         return x
 
 
@@ -193,15 +193,15 @@ class Block(nn.Module):
 
     def forward(self, x):
         h = self.ln_1(x)  # added: nanoGPT writes x = x + self.attn(self.ln_1(x))
-        trace.rec('ln_1', h)
+        h = trace.rec('ln_1', h)
         with trace.scope('attn.'):
             x = x + self.attn(h)
-        trace.rec('x_attn', x)
+        x = trace.rec('x_attn', x)
         h = self.ln_2(x)  # added: nanoGPT writes x = x + self.mlp(self.ln_2(x))
-        trace.rec('ln_2', h)
+        h = trace.rec('ln_2', h)
         with trace.scope('mlp.'):
             x = x + self.mlp(h)
-        trace.rec('x_mlp', x)
+        x = trace.rec('x_mlp', x)
         return x
 
 
@@ -278,29 +278,29 @@ class GPT(nn.Module):
 
         # forward the GPT model itself
         tok_emb = self.transformer.wte(idx) # token embeddings of shape (b, t, n_embd)
-        trace.rec('tok_emb', tok_emb)
+        tok_emb = trace.rec('tok_emb', tok_emb)
         if self.config.rope:  # added: no wpe, positions rotate q and k
             x = self.transformer.drop(tok_emb)
         else:
             pos_emb = self.transformer.wpe(pos) # position embeddings of shape (t, n_embd)
-            trace.rec('pos_emb', pos_emb)
+            pos_emb = trace.rec('pos_emb', pos_emb)
             x = self.transformer.drop(tok_emb + pos_emb)
-        trace.rec('x', x)
+        x = trace.rec('x', x)
         for i, block in enumerate(self.transformer.h):
             with trace.scope(f'transformer.h.{i}.'):
                 x = block(x)
         x = self.transformer.ln_f(x)
-        trace.rec('ln_f', x)
+        x = trace.rec('ln_f', x)
 
         if targets is not None:
             # if we are given some desired targets also calculate the loss
             logits = self.lm_head(x)
-            trace.rec('logits', logits)
+            logits = trace.rec('logits', logits)
             loss = F.cross_entropy(logits.view(-1, logits.size(-1)), targets.view(-1), ignore_index=-1)
         else:
             # inference-time mini-optimization: only forward the lm_head on the very last position
             logits = self.lm_head(x[:, [-1], :]) # note: using list [-1] to preserve the time dim
-            trace.rec('logits', logits)
+            logits = trace.rec('logits', logits)
             loss = None
 
         return logits, loss
@@ -315,6 +315,7 @@ class GPT(nn.Module):
         for _ in range(max_new_tokens):
             # if the sequence context is growing too long we must crop it at block_size
             idx_cond = idx if idx.size(1) <= self.config.block_size else idx[:, -self.config.block_size:]
+            trace.offset, trace.length = idx.size(1) - idx_cond.size(1), idx.size(1)  # added: interventions' positions
             # forward the model to get the logits for the index in the sequence
             logits, _ = self(idx_cond)
             # pluck the logits at the final step and scale by desired temperature

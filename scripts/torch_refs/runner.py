@@ -104,14 +104,18 @@ def run(sc):
     """Runs a scenario as the core does; returns (outputs, steps) as lists of (name, tensor)."""
     m, kwargs = build(sc)
     m.train(sc.get('train', False))
+    trace.interventions = sc.get('interventions', [])
     if 'generate' in sc:  # the prompt's forward: its window, cropped as generate() crops it
+        L = kwargs['idx'].size(1)
         kwargs['idx'] = kwargs['idx'][:, -m.config.block_size:]
+        trace.offset, trace.length = L - kwargs['idx'].size(1), L
     trace.on = sc.get('trace', False)
     trace.steps = []
     trace.prefix = ''
     with torch.no_grad():
         ret = m(**kwargs)
     trace.on = False
+    trace.interventions, trace.offset, trace.length = [], 0, None
     return list(module_outputs(sc['module'], m, ret).items()), trace.steps
 
 
@@ -123,6 +127,10 @@ def run_generation(sc):
     m.eval()
     g = sc['generate']
     generation_log.tokens = []
-    idx = m.generate(kwargs['idx'], g['max_new_tokens'], temperature=g.get('temperature', 1.0), top_k=g.get('top_k'),
-                     top_p=g.get('top_p'))
+    trace.interventions = sc.get('interventions', [])  # every token's forward (generate() sets the positions)
+    try:
+        idx = m.generate(kwargs['idx'], g['max_new_tokens'], temperature=g.get('temperature', 1.0), top_k=g.get('top_k'),
+                         top_p=g.get('top_p'))
+    finally:
+        trace.interventions, trace.offset, trace.length = [], 0, None
     return {'ids': idx.tolist(), 'generated': generation_log.tokens}

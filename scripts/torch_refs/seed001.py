@@ -30,19 +30,19 @@ class MultiHeadSelfAttention(nn.Module):
         dk = self.dim_k // nh
         dv = self.dim_v // nh
         q = self.linear_q(x).reshape(batch, n, nh, dk).transpose(1, 2)
-        trace.rec('q', q)
+        q = trace.rec('q', q)
         k = self.linear_k(x).reshape(batch, n, nh, dk).transpose(1, 2)
-        trace.rec('k', k)
+        k = trace.rec('k', k)
         v = self.linear_v(x).reshape(batch, n, nh, dv).transpose(1, 2)
-        trace.rec('v', v)
+        v = trace.rec('v', v)
         dist = torch.matmul(q, k.transpose(2, 3)) * self._norm_fact
-        trace.rec('dist', dist)
+        dist = trace.rec('dist', dist)
         dist = torch.softmax(dist, dim=-1)
-        trace.rec('dist_softmax', dist)
+        dist = trace.rec('dist_softmax', dist)
         att = torch.matmul(dist, v)
-        trace.rec('att_heads', att)
+        att = trace.rec('att_heads', att)
         att = att.transpose(1, 2).reshape(batch, n, self.dim_v)
-        trace.rec('att', att)
+        att = trace.rec('att', att)
         return att, dist
 
 def cases():

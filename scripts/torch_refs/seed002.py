@@ -31,7 +31,7 @@ class PositionalEncoding(nn.Module):
 class PositionalEncodingModule(PositionalEncoding):
     def forward(self, x):
         out = super().forward(x)
-        trace.rec('output', out)
+        out = trace.rec('output', out)
         return (out,)
 
 
@@ -50,26 +50,26 @@ class FusedMultiHeadSelfAttention(nn.Module):
     def forward(self, x, enc_output=None):
         batch_size, seq_len, emb_dim = x.shape
         qkv = self.qkv_proj(x).reshape(batch_size, seq_len, self.num_heads, 3 * self.head_dim)
-        trace.rec('qkv', qkv)
+        qkv = trace.rec('qkv', qkv)
         q, k, v = qkv.chunk(3, dim=-1)
         if enc_output is not None:  # the fix: keys and values from the encoder output
             src_len = enc_output.shape[1]
             qkv_enc = self.qkv_proj(enc_output).reshape(batch_size, src_len, self.num_heads, 3 * self.head_dim)
-            trace.rec('qkv_enc', qkv_enc)
+            qkv_enc = trace.rec('qkv_enc', qkv_enc)
             _, k, v = qkv_enc.chunk(3, dim=-1)
-        trace.rec('q', q)
-        trace.rec('k', k)
-        trace.rec('v', v)
+        q = trace.rec('q', q)
+        k = trace.rec('k', k)
+        v = trace.rec('v', v)
         attn_scores = torch.einsum("bqhd,bkhd->bhqk", q, k) * self.scaling
-        trace.rec('attn_scores', attn_scores)
+        attn_scores = trace.rec('attn_scores', attn_scores)
         attn_probs = torch.softmax(attn_scores, dim=-1)
-        trace.rec('attn_probs', attn_probs)
+        attn_probs = trace.rec('attn_probs', attn_probs)
         attn_output = torch.einsum("bhqk,bkhd->bqhd", attn_probs, v)
-        trace.rec('attn_output_heads', attn_output)
+        attn_output = trace.rec('attn_output_heads', attn_output)
         attn_output = attn_output.reshape(batch_size, seq_len, emb_dim)
-        trace.rec('attn_output', attn_output)
+        attn_output = trace.rec('attn_output', attn_output)
         out = self.fc_out(attn_output)
-        trace.rec('output', out)
+        out = trace.rec('output', out)
         self.last_probs = attn_probs
         return out
 
@@ -77,9 +77,9 @@ class FusedMultiHeadSelfAttention(nn.Module):
 class TracedFFN(nn.Sequential):
     def forward(self, x):
         hidden = self[1](self[0](x))
-        trace.rec('ffn_hidden', hidden)
+        hidden = trace.rec('ffn_hidden', hidden)
         out = self[2](hidden)
-        trace.rec('ffn_out', out)
+        out = trace.rec('ffn_out', out)
         return out
 
 
@@ -99,13 +99,13 @@ class EncoderLayer(nn.Module):
         with trace.scope('attn.'):
             a = self.attn(x)
         r1 = x + a
-        trace.rec('residual1', r1)
+        r1 = trace.rec('residual1', r1)
         x = self.norm1(r1)
-        trace.rec('norm1', x)
+        x = trace.rec('norm1', x)
         r2 = x + self.ffn(x)
-        trace.rec('residual2', r2)
+        r2 = trace.rec('residual2', r2)
         x = self.norm2(r2)
-        trace.rec('norm2', x)
+        x = trace.rec('norm2', x)
         return x
 
 
@@ -123,19 +123,19 @@ class DecoderLayer(nn.Module):
         with trace.scope('self_attn.'):
             a = self.self_attn(x)
         r1 = x + a
-        trace.rec('residual1', r1)
+        r1 = trace.rec('residual1', r1)
         x = self.norm1(r1)
-        trace.rec('norm1', x)
+        x = trace.rec('norm1', x)
         with trace.scope('cross_attn.'):
             c = self.cross_attn(x, enc_output)
         r2 = x + c
-        trace.rec('residual2', r2)
+        r2 = trace.rec('residual2', r2)
         x = self.norm2(r2)
-        trace.rec('norm2', x)
+        x = trace.rec('norm2', x)
         r3 = x + self.ffn(x)
-        trace.rec('residual3', r3)
+        r3 = trace.rec('residual3', r3)
         x = self.norm3(r3)
-        trace.rec('norm3', x)
+        x = trace.rec('norm3', x)
         return x
 
 
@@ -150,10 +150,10 @@ class Transformer(nn.Module):
 
     def embed(self, ids, which):
         e = self.embedding(ids)
-        trace.rec(f'{which}_embedding', e)
+        e = trace.rec(f'{which}_embedding', e)
         with trace.scope(f'{which}_'):
             pos = self.pos_encoder(e)
-        trace.rec(f'{which}_pos', pos)
+        pos = trace.rec(f'{which}_pos', pos)
         return pos
 
     def forward(self, src, tgt):
@@ -168,7 +168,7 @@ class Transformer(nn.Module):
             with trace.scope(f'decoder.{i}.'):
                 dec_output = layer(dec_output, enc_output)
         logits = self.fc_out(dec_output)
-        trace.rec('logits', logits)
+        logits = trace.rec('logits', logits)
         return (logits,)
 
 def cases():

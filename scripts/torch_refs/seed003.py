@@ -19,29 +19,29 @@ class Softmax(nn.Module):
 
     def forward(self, x):
         x_max = torch.amax(x, dim=self.dim, keepdim=True)
-        trace.rec('x_max', x_max)
+        x_max = trace.rec('x_max', x_max)
         e_x = torch.exp(x - x_max)
-        trace.rec('e_x', e_x)
+        e_x = trace.rec('e_x', e_x)
         out = e_x / torch.sum(e_x, dim=self.dim, keepdim=True)
-        trace.rec('softmax', out)
+        out = trace.rec('softmax', out)
         return (out,)
 
 
 def scaled_dot_product_attention_torch(Q, K, V, mask=None, dropout=None, output_name='output'):
     d_k = Q.size(-1)
     scores = torch.matmul(Q, K.transpose(-2, -1)) / torch.sqrt(torch.tensor(d_k, dtype=Q.dtype, device=Q.device))
-    trace.rec('scores', scores)
+    scores = trace.rec('scores', scores)
     if mask is not None:
         scores = scores.masked_fill(mask, float("-1e9"))
-        trace.rec('scores_masked', scores)
+        scores = trace.rec('scores_masked', scores)
     attn = F.softmax(scores, dim=-1)
-    trace.rec('attn', attn)
+    attn = trace.rec('attn', attn)
     if dropout is not None:
         attn = dropout(attn)
         if dropout.training:  # nn.Dropout is the identity in eval mode: no step
-            trace.rec('attn_dropout', attn)
+            attn = trace.rec('attn_dropout', attn)
     output = torch.matmul(attn, V)
-    trace.rec(output_name, output)
+    output = trace.rec(output_name, output)
     return output, attn
 
 
@@ -77,24 +77,24 @@ class SplitHeadsMultiHeadAttention(nn.Module):
 
     def forward(self, query, key, value, mask=None):
         Q = self.w_q(query)
-        trace.rec('Q', Q)
+        Q = trace.rec('Q', Q)
         K = self.w_k(key)
-        trace.rec('K', K)
+        K = trace.rec('K', K)
         V = self.w_v(value)
-        trace.rec('V', V)
+        V = trace.rec('V', V)
         Q = self._split_heads(Q)
-        trace.rec('Q_heads', Q)
+        Q = trace.rec('Q_heads', Q)
         K = self._split_heads(K)
-        trace.rec('K_heads', K)
+        K = trace.rec('K_heads', K)
         V = self._split_heads(V)
-        trace.rec('V_heads', V)
+        V = trace.rec('V_heads', V)
         if mask is not None:
             mask = mask.unsqueeze(1)
         out, attn = scaled_dot_product_attention_torch(Q, K, V, mask=mask, dropout=self.dropout, output_name='out_heads')
         out = self._combine_heads(out)
-        trace.rec('out_combined', out)
+        out = trace.rec('out_combined', out)
         out = self.w_o(out)
-        trace.rec('out', out)
+        out = trace.rec('out', out)
         return out, attn
 
 def cases():

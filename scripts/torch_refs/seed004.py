@@ -20,17 +20,17 @@ class SelfAttention_v1(nn.Module):
 
     def forward(self, x):
         keys = x @ self.W_key
-        trace.rec('keys', keys)
+        keys = trace.rec('keys', keys)
         queries = x @ self.W_query
-        trace.rec('queries', queries)
+        queries = trace.rec('queries', queries)
         values = x @ self.W_value
-        trace.rec('values', values)
+        values = trace.rec('values', values)
         attn_scores = queries @ keys.T
-        trace.rec('attn_scores', attn_scores)
+        attn_scores = trace.rec('attn_scores', attn_scores)
         attn_weights = torch.softmax(attn_scores / keys.shape[-1]**0.5, dim=-1)
-        trace.rec('attn_weights', attn_weights)
+        attn_weights = trace.rec('attn_weights', attn_weights)
         context_vec = attn_weights @ values
-        trace.rec('context_vec', context_vec)
+        context_vec = trace.rec('context_vec', context_vec)
         return context_vec, attn_weights
 
 
@@ -43,17 +43,17 @@ class SelfAttention_v2(nn.Module):
 
     def forward(self, x):
         keys = self.W_key(x)
-        trace.rec('keys', keys)
+        keys = trace.rec('keys', keys)
         queries = self.W_query(x)
-        trace.rec('queries', queries)
+        queries = trace.rec('queries', queries)
         values = self.W_value(x)
-        trace.rec('values', values)
+        values = trace.rec('values', values)
         attn_scores = queries @ keys.T
-        trace.rec('attn_scores', attn_scores)
+        attn_scores = trace.rec('attn_scores', attn_scores)
         attn_weights = torch.softmax(attn_scores / keys.shape[-1]**0.5, dim=-1)
-        trace.rec('attn_weights', attn_weights)
+        attn_weights = trace.rec('attn_weights', attn_weights)
         context_vec = attn_weights @ values
-        trace.rec('context_vec', context_vec)
+        context_vec = trace.rec('context_vec', context_vec)
         return context_vec, attn_weights
 
 
@@ -70,22 +70,22 @@ class CausalAttention(nn.Module):
     def forward(self, x):
         b, num_tokens, d_in = x.shape
         keys = self.W_key(x)
-        trace.rec('keys', keys)
+        keys = trace.rec('keys', keys)
         queries = self.W_query(x)
-        trace.rec('queries', queries)
+        queries = trace.rec('queries', queries)
         values = self.W_value(x)
-        trace.rec('values', values)
+        values = trace.rec('values', values)
         attn_scores = queries @ keys.transpose(1, 2)
-        trace.rec('attn_scores', attn_scores)
+        attn_scores = trace.rec('attn_scores', attn_scores)
         attn_scores = attn_scores.masked_fill(self.mask.bool()[:num_tokens, :num_tokens], -torch.inf)  # seed: masked_fill_
-        trace.rec('attn_scores_masked', attn_scores)
+        attn_scores = trace.rec('attn_scores_masked', attn_scores)
         attn_weights = torch.softmax(attn_scores / keys.shape[-1]**0.5, dim=-1)
-        trace.rec('attn_weights', attn_weights)
+        attn_weights = trace.rec('attn_weights', attn_weights)
         attn_weights = self.dropout(attn_weights)
         if self.training and self.dropout.p > 0:
-            trace.rec('attn_weights_dropout', attn_weights)
+            attn_weights = trace.rec('attn_weights_dropout', attn_weights)
         context_vec = attn_weights @ values
-        trace.rec('context_vec', context_vec)
+        context_vec = trace.rec('context_vec', context_vec)
         self.last_attn_weights = attn_weights
         return context_vec
 
@@ -102,7 +102,7 @@ class MultiHeadAttentionWrapper(nn.Module):
             with trace.scope(f'heads.{i}.'):
                 outs.append(head(x))
         context_vec = torch.cat(outs, dim=-1)
-        trace.rec('context_vec', context_vec)
+        context_vec = trace.rec('context_vec', context_vec)
         return context_vec, torch.stack([h.last_attn_weights for h in self.heads], dim=1)
 
 
@@ -127,34 +127,34 @@ class CausalMultiHeadAttention(nn.Module):
         keys = self.W_key(x)
         queries = self.W_query(x)
         values = self.W_value(x)
-        trace.rec('keys', keys)
-        trace.rec('queries', queries)
-        trace.rec('values', values)
+        keys = trace.rec('keys', keys)
+        queries = trace.rec('queries', queries)
+        values = trace.rec('values', values)
         keys = keys.view(b, num_tokens, self.num_heads, self.head_dim)
         values = values.view(b, num_tokens, self.num_heads, self.head_dim)
         queries = queries.view(b, num_tokens, self.num_heads, self.head_dim)
         keys = keys.transpose(1, 2)
         queries = queries.transpose(1, 2)
         values = values.transpose(1, 2)
-        trace.rec('keys_heads', keys)
-        trace.rec('queries_heads', queries)
-        trace.rec('values_heads', values)
+        keys = trace.rec('keys_heads', keys)
+        queries = trace.rec('queries_heads', queries)
+        values = trace.rec('values_heads', values)
         attn_scores = queries @ keys.transpose(2, 3)
-        trace.rec('attn_scores', attn_scores)
+        attn_scores = trace.rec('attn_scores', attn_scores)
         mask_bool = self.mask.bool()[:num_tokens, :num_tokens]
         attn_scores = attn_scores.masked_fill(mask_bool, -torch.inf)  # seed: masked_fill_ (in place)
-        trace.rec('attn_scores_masked', attn_scores)
+        attn_scores = trace.rec('attn_scores_masked', attn_scores)
         attn_weights = torch.softmax(attn_scores / keys.shape[-1]**0.5, dim=-1)
-        trace.rec('attn_weights', attn_weights)
+        attn_weights = trace.rec('attn_weights', attn_weights)
         attn_weights = self.dropout(attn_weights)
         if self.training and self.dropout.p > 0:
-            trace.rec('attn_weights_dropout', attn_weights)
+            attn_weights = trace.rec('attn_weights_dropout', attn_weights)
         context_vec = (attn_weights @ values).transpose(1, 2)
-        trace.rec('context_vec_heads', context_vec)
+        context_vec = trace.rec('context_vec_heads', context_vec)
         context_vec = context_vec.contiguous().view(b, num_tokens, self.d_out)
-        trace.rec('context_vec_concat', context_vec)
+        context_vec = trace.rec('context_vec_concat', context_vec)
         context_vec = self.out_proj(context_vec)
-        trace.rec('context_vec', context_vec)
+        context_vec = trace.rec('context_vec', context_vec)
         return context_vec, attn_weights
 
 def cases():

@@ -15,16 +15,17 @@ export async function corePage(context, serverUrl) {
   return { page, errors };
 }
 
-// core.run(scenario) in the page; outputs, steps, grads and params with Float32Array data, a
-// generation's tokens as plain JSON.
+// core.run(scenario) in the page; outputs, steps, grads, params and the logit lens with
+// Float32Array data, a generation's tokens as plain JSON.
 export async function runInPage(page, scenario) {
   const r = await page.evaluate((s) => {
     const out = window.core.run(s);
     const plain = (list) => (list ?? []).map((t) => ({ ...t, data: Array.from(t.data), grad: t.grad && Array.from(t.grad) }));
     const json = (v) => JSON.parse(JSON.stringify(v, (k, x) => (ArrayBuffer.isView(x) ? Array.from(x) : x)));
     return { ...out, outputs: plain(out.outputs), steps: plain(out.steps), grads: plain(out.grads), params: plain(out.params),
-      generated: out.generated && json(out.generated) };
+      generated: out.generated && json(out.generated), logit_lens: out.logit_lens && plain(out.logit_lens) };
   }, scenario);
   const toArrays = (list) => (list ?? []).map((t) => ({ ...t, data: Float32Array.from(t.data), grad: t.grad && Float32Array.from(t.grad) }));
-  return { ...r, outputs: toArrays(r.outputs), steps: toArrays(r.steps), grads: toArrays(r.grads), params: toArrays(r.params) };
+  return { ...r, outputs: toArrays(r.outputs), steps: toArrays(r.steps), grads: toArrays(r.grads), params: toArrays(r.params),
+    logit_lens: r.logit_lens && toArrays(r.logit_lens) };
 }

@@ -373,11 +373,71 @@ std::vector<Case> loss_cases() {
   };
 }
 
+// Interventions on a (B=2, T=3, C=4) step: each kind, the cells chosen by a 0/1 mask as
+// Context::step builds it (position 1; batch 1; position 2; batch 1 at position 0).
+attn::Tensor cells(int64_t b, int64_t t) {
+  attn::Tensor m = attn::Tensor::zeros({2, 3, 4});
+  for (int64_t i = 0; i < 2; ++i)
+    for (int64_t j = 0; j < 3; ++j)
+      for (int64_t k = 0; k < 4; ++k)
+        if ((b < 0 || i == b) && (t < 0 || j == t)) m.data()[(i * 3 + j) * 4 + k] = 1.f;
+  return m;
+}
+
+Var intervene_as(attn::Context& c, const Var& x, int set, int64_t b, int64_t t, float scale = 1.f, int64_t from = 0) {
+  attn::Attrs a;
+  a.set = set;
+  a.scale = scale;
+  a.from_batch = from;
+  a.dim = 0;
+  a.mean_dims = {0, 1};
+  return attn::intervene(c, x, x, cells(b, t), a);
+}
+
+std::vector<Case> intervention_cases() {
+  using attn::Context;
+  using attn::Node;
+  const auto at = [](int64_t i, int64_t j, int64_t k) { return static_cast<size_t>((i * 3 + j) * 4 + k); };
+  return {
+      {"intervene zero", {{2, 3, 4}}, [](Context& c, const std::vector<Var>& v) { return intervene_as(c, v[0], 0, -1, 1); },
+       [at](const std::vector<Vec>& x, const Node&) {
+         Vec y = x[0];
+         for (int64_t i = 0; i < 2; ++i)
+           for (int64_t k = 0; k < 4; ++k) y[at(i, 1, k)] = 0;
+         return y;
+       }},
+      {"intervene scale", {{2, 3, 4}}, [](Context& c, const std::vector<Var>& v) { return intervene_as(c, v[0], 3, 1, -1, 0.5f); },
+       [at](const std::vector<Vec>& x, const Node&) {
+         Vec y = x[0];
+         for (int64_t j = 0; j < 3; ++j)
+           for (int64_t k = 0; k < 4; ++k) y[at(1, j, k)] *= 0.5;
+         return y;
+       }},
+      {"intervene mean", {{2, 3, 4}}, [](Context& c, const std::vector<Var>& v) { return intervene_as(c, v[0], 1, -1, 2); },
+       [at](const std::vector<Vec>& x, const Node&) {
+         Vec y = x[0];
+         for (int64_t k = 0; k < 4; ++k) {
+           double m = 0;
+           for (int64_t i = 0; i < 2; ++i)
+             for (int64_t j = 0; j < 3; ++j) m += x[0][at(i, j, k)] / 6;
+           for (int64_t i = 0; i < 2; ++i) y[at(i, 2, k)] = m;
+         }
+         return y;
+       }},
+      {"intervene from_batch", {{2, 3, 4}}, [](Context& c, const std::vector<Var>& v) { return intervene_as(c, v[0], 2, 1, 0, 1.f, 0); },
+       [at](const std::vector<Vec>& x, const Node&) {
+         Vec y = x[0];
+         for (int64_t k = 0; k < 4; ++k) y[at(1, 0, k)] = x[0][at(0, 0, k)];
+         return y;
+       }},
+  };
+}
+
 }  // namespace
 
 TEST_CASE("the backward of every op equals float64 finite differences, scalar and SIMD", "[backward]") {
   std::vector<Case> cases = elementwise_cases();
-  for (auto* more : {&matrix_cases, &layout_cases, &loss_cases})
+  for (auto* more : {&matrix_cases, &layout_cases, &loss_cases, &intervention_cases})
     for (Case& c : (*more)()) cases.push_back(std::move(c));
   for (const Case& c : cases)
     for (bool simd : {false, true}) check_case(c, simd);
@@ -385,7 +445,7 @@ TEST_CASE("the backward of every op equals float64 finite differences, scalar an
 
 TEST_CASE("every differentiable op has a finite-difference case", "[backward]") {
   std::set<std::string> covered;
-  for (auto* list : {&elementwise_cases, &matrix_cases, &layout_cases, &loss_cases})
+  for (auto* list : {&elementwise_cases, &matrix_cases, &layout_cases, &loss_cases, &intervention_cases})
     for (const Case& c : (*list)()) {
       attn::Generator gen(1);
       attn::Context ctx(gen, true, false, true);

@@ -34,6 +34,58 @@ void check_tensor(const attn::Tensor* t, const fixtures::json& e, const std::vec
   CHECK(d.ok);
 }
 
+// SCENARIO.md, "Interpretability": metrics and estimates at atol 1e-4 + rtol 1e-3, the logit lens
+// as outputs (atol 1e-5 + rtol 1e-4); cells and components in PyTorch's order.
+bool near(double got, double want) { return std::fabs(got - want) <= 1e-4 + 1e-3 * std::fabs(want); }
+
+void check_cells(const attn::PatchingResult& got, const fixtures::json& want, const char* key) {
+  REQUIRE(got.cells.size() == want["cells"].size());
+  for (size_t i = 0; i < got.cells.size(); ++i) {
+    const auto& w = want["cells"][i];
+    const attn::PatchCell& c = got.cells[i];
+    INFO("cell " << i << ": " << c.step << " head " << c.head << " position " << c.position << ": " << c.value << " vs PyTorch " << w[key]);
+    CHECK(c.step == w["step"].get<std::string>());
+    CHECK(c.head == (w.contains("head") ? w["head"].get<int64_t>() : attn::Attrs::kAll));
+    CHECK(c.position == (w.contains("position") ? w["position"].get<int64_t>() : attn::Attrs::kAll));
+    CHECK(near(c.value, w[key].get<double>()));
+  }
+}
+
+void check_interp(const attn::Result& r, const fixtures::json& expected, const std::string& label) {
+  INFO(label);
+  if (expected.contains("patching")) {
+    const auto& w = expected["patching"];
+    REQUIRE(r.has_patching);
+    CHECK(near(r.patching.clean_metric, w["clean_metric"].get<double>()));
+    CHECK(near(r.patching.corrupted_metric, w["corrupted_metric"].get<double>()));
+    check_cells(r.patching, w, "metric");
+  }
+  if (expected.contains("attribution_patching")) {
+    REQUIRE(r.has_attribution);
+    check_cells(r.attribution_patching, expected["attribution_patching"], "estimate");
+  }
+  if (expected.contains("logit_lens")) {
+    const auto& w = expected["logit_lens"];
+    REQUIRE(r.logit_lens.size() == w.size());
+    for (size_t i = 0; i < w.size(); ++i) {
+      INFO("logit lens at " << w[i]["step"]);
+      CHECK(r.logit_lens[i].first == w[i]["step"].get<std::string>());
+      check_tensor(&r.logit_lens[i].second, w[i], fixtures::values(w[i]), 1e-5, 1e-4);
+    }
+  }
+  if (expected.contains("logit_attribution")) {
+    const auto& w = expected["logit_attribution"];
+    REQUIRE(r.has_logit_attribution);
+    CHECK(near(r.logit_attribution.total, w["total"].get<double>()));
+    REQUIRE(r.logit_attribution.components.size() == w["components"].size());
+    for (size_t i = 0; i < w["components"].size(); ++i) {
+      INFO("component " << w["components"][i]["name"] << ": " << r.logit_attribution.components[i].value);
+      CHECK(r.logit_attribution.components[i].name == w["components"][i]["name"].get<std::string>());
+      CHECK(near(r.logit_attribution.components[i].value, w["components"][i]["value"].get<double>()));
+    }
+  }
+}
+
 void check_fixture(const std::string& name, bool simd) {
   attn::set_use_simd(simd);
   const auto expected = fixtures::json::parse(fixtures::read_text(fixtures::dir() + "/" + name + ".expected.json"));
@@ -74,6 +126,7 @@ void check_fixture(const std::string& name, bool simd) {
     INFO(name << (simd ? " [simd]" : " [scalar]") << ": generation");
     fixtures::check_generation(r, expected);
   }
+  check_interp(r, expected, name + (simd ? " [simd]" : " [scalar]"));
   CHECK(compared > 0);
 }
 

@@ -64,6 +64,47 @@ export function checkResult(r, expected) {
   }
   if (trained) check('losses', Float32Array.from(r.losses ?? []), Float32Array.from(expected.losses), null, 1e-7, 1e-4);
   if (expected.ids !== undefined) problems.push(...generationProblems(r, expected));
+  problems.push(...interpProblems(r, expected));
+  return problems;
+}
+
+// SCENARIO.md, "Interpretability": metrics and estimates at atol 1e-4 + rtol 1e-3, the logit lens
+// as outputs; cells and components in PyTorch's order.
+export function interpProblems(r, expected) {
+  const problems = [];
+  const near = (got, want) => Math.abs(got - want) <= 1e-4 + 1e-3 * Math.abs(want);
+  const cells = (label, got, want, key) => {
+    if (!got) { problems.push(`${label} missing`); return; }
+    if (got.cells.length !== want.cells.length) { problems.push(`${label}: ${got.cells.length} cells, PyTorch ${want.cells.length}`); return; }
+    want.cells.forEach((w, i) => {
+      const c = got.cells[i];
+      if (c.step !== w.step || c.head !== w.head || c.position !== w.position) problems.push(`${label} cell ${i}: ${JSON.stringify(c)} is not ${JSON.stringify(w)}`);
+      else if (!near(c[key], w[key])) problems.push(`${label} cell ${i} (${w.step} head ${w.head} position ${w.position}): ${c[key]} vs PyTorch ${w[key]}`);
+    });
+  };
+  if (expected.patching) {
+    cells('patching', r.patching, expected.patching, 'metric');
+    for (const k of ['clean_metric', 'corrupted_metric'])
+      if (r.patching && !near(r.patching[k], expected.patching[k])) problems.push(`patching.${k}: ${r.patching[k]} vs PyTorch ${expected.patching[k]}`);
+  }
+  if (expected.attribution_patching) cells('attribution_patching', r.attribution_patching, expected.attribution_patching, 'estimate');
+  (expected.logit_lens ?? []).forEach((w, i) => {
+    const got = r.logit_lens?.[i];
+    if (!got || got.step !== w.step) { problems.push(`logit_lens ${i}: ${got?.step} is not ${w.step}`); return; }
+    const c = compare(got.data, values(w));
+    if (!c.ok) problems.push(`logit_lens '${w.step}': max |core - pytorch| = ${c.maxAbs}`);
+  });
+  if (expected.logit_attribution) {
+    const got = r.logit_attribution, want = expected.logit_attribution;
+    if (!got) problems.push('logit_attribution missing');
+    else {
+      if (!near(got.total, want.total)) problems.push(`logit_attribution.total ${got.total} vs PyTorch ${want.total}`);
+      want.components.forEach((w, i) => {
+        const c = got.components[i];
+        if (!c || c.name !== w.name || !near(c.value, w.value)) problems.push(`logit_attribution component ${i}: ${JSON.stringify(c)} vs PyTorch ${JSON.stringify(w)}`);
+      });
+    }
+  }
   return problems;
 }
 

@@ -1,0 +1,337 @@
+// Activation patching, attribution patching, the logit lens and direct logit attribution on a
+// traced forward (interp.hpp). Shape letters as in attention.hpp.
+#include "run/interp.hpp"
+
+#include <cmath>
+
+#include "base/error.hpp"
+#include "math/ops.hpp"
+#include "tape/autograd.hpp"
+#include "tape/graph.hpp"
+#include "tape/op.hpp"
+
+namespace attn {
+
+namespace {
+
+size_t u(int64_t v) { return static_cast<size_t>(v); }
+
+// Python's fnmatch for names: * any run of characters, ? one character, the rest literally.
+bool matches(const char* pattern, const char* name) {
+  if (*pattern == '\0') return *name == '\0';
+  if (*pattern == '*') return matches(pattern + 1, name) || (*name != '\0' && matches(pattern, name + 1));
+  if (*name == '\0') return false;
+  return (*pattern == '?' || *pattern == *name) && matches(pattern + 1, name + 1);
+}
+
+int64_t dim_named(const std::vector<std::string>& dims, std::initializer_list<const char*> names) {
+  for (size_t d = 0; d < dims.size(); ++d)
+    for (const char* name : names)
+      if (dims[d] == name) return static_cast<int64_t>(d);
+  return -1;
+}
+
+// The node of the last step named `name`, -1 when none is.
+int32_t step_node(const Context& ctx, const std::string& name) {
+  int32_t node = -1;
+  for (const Context::Named& n : ctx.named_steps())
+    if (n.name == name) node = n.node;
+  return node;
+}
+
+const Tensor& step_value(const Context& ctx, const std::string& name, const std::string& field) {
+  const int32_t node = step_node(ctx, name);
+  if (node < 0) fail_at(field, "internal: the forward has no step '", name, "'");
+  return ctx.nodes()[u(node)].out;
+}
+
+int64_t row_in(int64_t b, int64_t B, const std::string& where, const std::string& field) {
+  if (b < 0 || b >= B) fail_at(field, where, " (", b, ") is out of range: the batch has ", B, " rows (0..", B - 1, ")");
+  return b;
+}
+
+int64_t position_in(int64_t p, int64_t T, const std::string& where, const std::string& field) {
+  const int64_t q = p < 0 ? p + T : p;
+  if (q < 0 || q >= T)
+    fail_at(field, where, " (", p, ") is out of range: the sequence has ", T, " positions (0..", T - 1, ", or -", T, "..-1 from its end)");
+  return q;
+}
+
+void token_in(int64_t t, int64_t V, const std::string& where, const std::string& field) {
+  if (t < 0 || t >= V) fail_at(field, where, " (", t, ") is not a token of the vocabulary: ids run 0..", V - 1);
+}
+
+// One patching cell: a step's node and dims, and the head and position it spans (kAll: all).
+struct Cell {
+  const Context::Named* step;
+  int64_t head, position;
+};
+
+// The cells of a sweep, in trace order: each step matching a pattern that has the dims the cells
+// index (batch always, heads for "head", seq/seq_q for "position"), by head then position.
+std::vector<Cell> cells_of(const Context& ctx, const PatchingSpec& p, const std::string& field) {
+  const bool by_head = p.by == "head" || p.by == "head_position", by_pos = p.by == "position" || p.by == "head_position";
+  std::vector<Cell> cells;
+  bool matched = false;
+  for (const Context::Named& n : ctx.named_steps()) {
+    bool hit = false;
+    for (const std::string& pattern : p.steps) hit = hit || matches(pattern.c_str(), n.name.c_str());
+    if (!hit) continue;
+    matched = true;
+    const int64_t bd = dim_named(n.dims, {"batch"}), hd = dim_named(n.dims, {"heads", "kv_heads"}), sd = dim_named(n.dims, {"seq", "seq_q"});
+    if (bd < 0 || (by_head && hd < 0) || (by_pos && sd < 0)) continue;
+    const Tensor& t = ctx.nodes()[u(n.node)].out;
+    const int64_t H = by_head ? t.size(hd) : 1, T = by_pos ? t.size(sd) : 1;
+    for (int64_t h = 0; h < H; ++h)
+      for (int64_t q = 0; q < T; ++q) cells.push_back({&n, by_head ? h : Attrs::kAll, by_pos ? q : Attrs::kAll});
+  }
+  if (!matched) {
+    std::string names;
+    for (const Context::Named& n : ctx.named_steps())
+      if (names.size() < 240) names += (names.empty() ? "" : ", ") + n.name;
+    fail_at(field + ".steps", field, ".steps match no step of the forward: its steps are ", names, names.size() >= 240 ? ", ..." : "");
+  }
+  if (cells.empty())
+    fail_at(field + ".by", field, ".by \"", p.by, "\": no matching step has the dims it needs (batch", by_head ? ", heads" : "",
+            by_pos ? ", seq" : "", ")");
+  return cells;
+}
+
+// The cell's cells of row `row` (1 = in the cell), on the step's tensor.
+Tensor cell_mask(const Cell& c, const Tensor& t, int64_t row) {
+  const std::vector<std::string>& dims = c.step->dims;
+  const int64_t bd = dim_named(dims, {"batch"}), hd = dim_named(dims, {"heads", "kv_heads"}), sd = dim_named(dims, {"seq", "seq_q"});
+  Tensor sel = Tensor::zeros(t.shape());
+  float* m = sel.data();
+  const Shape& s = t.shape();
+  std::vector<int64_t> coord(s.size(), 0);
+  for (int64_t i = 0, n = sel.numel(); i < n; ++i) {
+    m[i] = coord[u(bd)] == row && (c.head == Attrs::kAll || coord[u(hd)] == c.head) &&
+                   (c.position == Attrs::kAll || coord[u(sd)] == c.position) ? 1.f : 0.f;
+    for (size_t d = s.size(); d-- > 0;) {
+      if (++coord[d] < s[d]) break;
+      coord[d] = 0;
+    }
+  }
+  return sel;
+}
+
+// The nodes after `from` that depend on it, recomputed with node `from`'s output replaced by
+// `value` (each by its descriptor's forward); the new output of node `target`.
+Tensor replay(const std::vector<Node>& nodes, int32_t from, const Tensor& value, int32_t target) {
+  std::vector<Tensor> redone(nodes.size());
+  redone[u(from)] = value;
+  std::vector<Tensor> in;
+  for (int32_t id = from + 1; id <= target; ++id) {
+    const Node& n = nodes[u(id)];
+    bool dirty = false;
+    for (int32_t i : n.in) dirty = dirty || (i >= 0 && redone[u(i)].defined());
+    if (!dirty) continue;
+    in.clear();
+    for (int32_t i : n.in) in.push_back(i < 0 ? Tensor() : redone[u(i)].defined() ? redone[u(i)] : nodes[u(i)].out);
+    redone[u(id)] = op_def(n.op).forward(n, in);
+  }
+  return redone[u(target)].defined() ? redone[u(target)] : nodes[u(target)].out;
+}
+
+struct Sweep {
+  int32_t logits;
+  int64_t clean, corrupted;
+};
+
+Sweep sweep_of(const Context& ctx, const PatchingSpec& p, const std::string& field) {
+  const int32_t logits = step_node(ctx, "logits");
+  if (logits < 0) fail_at(field, "internal: the forward has no logits step");
+  const int64_t B = ctx.nodes()[u(logits)].out.size(0);
+  return {logits, row_in(p.clean, B, field + ".clean", field + ".clean"), row_in(p.corrupted, B, field + ".corrupted", field + ".corrupted")};
+}
+
+}  // namespace
+
+float metric_value(const Tensor& logits_, int64_t batch, const Metric& m, const std::string& where) {
+  const Tensor logits = logits_.contiguous();
+  const int64_t T = logits.size(1), V = logits.size(2);
+  const int64_t p = position_in(m.position, T, where + ".position", where + ".position");
+  token_in(m.token, V, where + ".token", where + ".token");
+  if (m.kind == Metric::Kind::logit_diff) token_in(m.wrong, V, where + ".wrong", where + ".wrong");
+  const float* row = logits.data() + (batch * T + p) * V;
+  switch (m.kind) {
+    case Metric::Kind::logit_diff: return row[m.token] - row[m.wrong];
+    case Metric::Kind::logit: return row[m.token];
+    case Metric::Kind::prob: {
+      double mx = row[0], sum = 0;
+      for (int64_t v = 1; v < V; ++v) mx = std::max(mx, static_cast<double>(row[v]));
+      for (int64_t v = 0; v < V; ++v) sum += std::exp(static_cast<double>(row[v]) - mx);
+      return static_cast<float>(std::exp(static_cast<double>(row[m.token]) - mx) / sum);
+    }
+  }
+  return 0;
+}
+
+PatchingResult activation_patching(const Context& ctx, const PatchingSpec& p, const std::string& field) {
+  const Sweep s = sweep_of(ctx, p, field);
+  const std::vector<Node>& nodes = ctx.nodes();
+  PatchingResult r;
+  r.clean_metric = metric_value(nodes[u(s.logits)].out, s.clean, p.metric, field + ".metric");
+  r.corrupted_metric = metric_value(nodes[u(s.logits)].out, s.corrupted, p.metric, field + ".metric");
+  for (const Cell& c : cells_of(ctx, p, field)) {
+    const Tensor& act = nodes[u(c.step->node)].out;
+    const int64_t bd = dim_named(c.step->dims, {"batch"});
+    const Tensor patched = intervene(act, act, cell_mask(c, act, s.corrupted), 2, 1.f, s.clean, bd, {});
+    const Tensor logits = replay(nodes, c.step->node, patched, s.logits);
+    r.cells.push_back({c.step->name, c.head, c.position, metric_value(logits, s.corrupted, p.metric, field + ".metric")});
+  }
+  return r;
+}
+
+PatchingResult attribution_patching(const Context& ctx, const PatchingSpec& p, const std::string& field) {
+  const Sweep s = sweep_of(ctx, p, field);
+  const std::vector<Node>& nodes = ctx.nodes();
+  const Tensor logits = nodes[u(s.logits)].out.contiguous();
+  PatchingResult r;
+  r.clean_metric = metric_value(logits, s.clean, p.metric, field + ".metric");
+  r.corrupted_metric = metric_value(logits, s.corrupted, p.metric, field + ".metric");
+  // d(metric of the corrupted row)/d(logits), then one backward to every node
+  const int64_t T = logits.size(1), V = logits.size(2), pos = p.metric.position < 0 ? p.metric.position + T : p.metric.position;
+  Tensor seed = Tensor::zeros(logits.shape());
+  float* g = seed.data() + (s.corrupted * T + pos) * V;
+  const float* row = logits.data() + (s.corrupted * T + pos) * V;
+  switch (p.metric.kind) {
+    case Metric::Kind::logit_diff: g[p.metric.token] += 1.f, g[p.metric.wrong] -= 1.f; break;
+    case Metric::Kind::logit: g[p.metric.token] = 1.f; break;
+    case Metric::Kind::prob: {  // d softmax(row)[t] / d row[v] = p_t (1[v == t] - p_v)
+      double mx = row[0], sum = 0;
+      for (int64_t v = 1; v < V; ++v) mx = std::max(mx, static_cast<double>(row[v]));
+      for (int64_t v = 0; v < V; ++v) sum += std::exp(static_cast<double>(row[v]) - mx);
+      const double pt = std::exp(static_cast<double>(row[p.metric.token]) - mx) / sum;
+      for (int64_t v = 0; v < V; ++v) g[v] = static_cast<float>(-pt * std::exp(static_cast<double>(row[v]) - mx) / sum);
+      g[p.metric.token] += static_cast<float>(pt);
+      break;
+    }
+  }
+  const std::vector<Tensor> grads = backward(nodes, s.logits, seed);
+  for (const Cell& c : cells_of(ctx, p, field)) {
+    const Tensor act = nodes[u(c.step->node)].out.contiguous();
+    const Tensor grad = grads[u(c.step->node)].defined() ? grads[u(c.step->node)].contiguous() : Tensor::zeros(act.shape());
+    const int64_t bd = dim_named(c.step->dims, {"batch"});
+    const Tensor sel = cell_mask(c, act, s.corrupted);
+    const Tensor clean = intervene(act, act, sel, 2, 1.f, s.clean, bd, {});
+    const float *a = act.data(), *cl = clean.data(), *gr = grad.data(), *m = sel.data();
+    double est = 0;
+    for (int64_t i = 0, n = act.numel(); i < n; ++i)
+      if (m[i] != 0.f) est += (static_cast<double>(cl[i]) - a[i]) * gr[i];
+    r.cells.push_back({c.step->name, c.head, c.position, static_cast<float>(est)});
+  }
+  return r;
+}
+
+namespace {
+
+const Tensor* param(const ParamList& params, const std::string& name) {
+  for (const auto& [n, t] : params)
+    if (n == name) return t;
+  return nullptr;
+}
+
+// A residual stream read out as the model reads out its last one: GPT lm_head(ln_f(x)) with the
+// tied wte; CausalTransformer fc_out(x).
+Tensor read_out(const Tensor& x, const std::string& module_id, const ParamList& params) {
+  Generator gen(0);
+  Context plain(gen, false, false);
+  if (module_id == "GPT") {
+    const Tensor* w = param(params, "transformer.ln_f.weight");
+    const Tensor* b = param(params, "transformer.ln_f.bias");
+    const Tensor* wte = param(params, "transformer.wte.weight");
+    const Var h = layer_norm(plain, Var(x), Var(*w), b ? Var(*b) : Var());
+    return linear(plain, h, Var(*wte), Var()).t;
+  }
+  const Tensor* w = param(params, "fc_out.weight");
+  const Tensor* b = param(params, "fc_out.bias");
+  return linear(plain, Var(x), Var(*w), b ? Var(*b) : Var()).t;
+}
+
+// Where the residual stream leaves a block: GPT's x and each block's x_attn, x_mlp;
+// CausalTransformer's x and each layer's norm1, norm2.
+bool residual_point(const std::string& module_id, const std::string& name) {
+  if (name == "x") return true;
+  if (module_id == "GPT") return matches("transformer.h.*.x_attn", name.c_str()) || matches("transformer.h.*.x_mlp", name.c_str());
+  return matches("layers.*.norm1", name.c_str()) || matches("layers.*.norm2", name.c_str());
+}
+
+}  // namespace
+
+std::vector<std::pair<std::string, Tensor>> logit_lens(const Context& ctx, const std::string& module_id, const ParamList& params) {
+  std::vector<std::pair<std::string, Tensor>> out;
+  for (const Context::Named& n : ctx.named_steps())
+    if (residual_point(module_id, n.name)) out.emplace_back(n.name, read_out(ctx.nodes()[u(n.node)].out, module_id, params));
+  return out;
+}
+
+LogitAttribution logit_attribution(const Context& ctx, const ParamList& params, const LogitAttributionSpec& spec) {
+  const std::string field = "logit_attribution";
+  const Tensor logits = step_value(ctx, "logits", field).contiguous();
+  const int64_t B = logits.size(0), T = logits.size(1), V = logits.size(2);
+  const int64_t b = row_in(spec.batch, B, field + ".batch", field + ".batch");
+  const int64_t p = position_in(spec.position, T, field + ".position", field + ".position");
+  token_in(spec.token, V, field + ".token", field + ".token");
+  if (spec.wrong >= 0) token_in(spec.wrong, V, field + ".wrong", field + ".wrong");
+  const Tensor wte = param(params, "transformer.wte.weight")->contiguous();
+  const Tensor gamma = param(params, "transformer.ln_f.weight")->contiguous();
+  const Tensor* beta = param(params, "transformer.ln_f.bias");
+  const int64_t C = wte.size(1);
+  // u = W_U[token] - W_U[wrong], then each component's ((c - mean c) / sigma) . gamma . u
+  std::vector<double> unembed(u(C));
+  for (int64_t k = 0; k < C; ++k)
+    unembed[u(k)] = static_cast<double>(wte.data()[spec.token * C + k]) - (spec.wrong >= 0 ? wte.data()[spec.wrong * C + k] : 0.f);
+  // the rows (b, p) of the steps the final residual stream sums
+  const auto at = [&](const std::string& name, bool batched) {
+    const Tensor t = step_value(ctx, name, field).contiguous();
+    const float* base = t.data() + ((batched ? b * T : 0) + p) * t.size(-1);
+    return std::vector<double>(base, base + t.size(-1));
+  };
+  int64_t L = 0;
+  while (step_node(ctx, "transformer.h." + std::to_string(L) + ".x_mlp") >= 0) ++L;
+  const std::vector<double> r = L ? at("transformer.h." + std::to_string(L - 1) + ".x_mlp", true) : at("x", true);
+  double mean = 0, var = 0;
+  for (double v : r) mean += v;
+  mean /= static_cast<double>(C);
+  for (double v : r) var += (v - mean) * (v - mean);
+  const double sigma = std::sqrt(var / static_cast<double>(C) + 1e-5);
+  LogitAttribution out;
+  const auto add = [&](const std::string& name, const std::vector<double>& c) {
+    double m = 0, value = 0;
+    for (double v : c) m += v;
+    m /= static_cast<double>(C);
+    for (int64_t k = 0; k < C; ++k) value += (c[u(k)] - m) / sigma * gamma.data()[k] * unembed[u(k)];
+    out.components.push_back({name, static_cast<float>(value)});
+  };
+  add("wte", at("tok_emb", true));
+  if (step_node(ctx, "pos_emb") >= 0) add("wpe", at("pos_emb", false));
+  for (int64_t i = 0; i < L; ++i) {
+    const std::string blk = "transformer.h." + std::to_string(i) + ".";
+    const std::vector<double> y = at(blk + "attn.y_merged", true);
+    const Tensor w = param(params, blk + "attn.c_proj.weight")->contiguous();  // (C, C)
+    const int64_t H = ctx.nodes()[u(step_node(ctx, blk + "attn.y"))].out.size(1), D = C / H;
+    for (int64_t h = 0; h < H; ++h) {
+      std::vector<double> c(u(C), 0.0);
+      for (int64_t o = 0; o < C; ++o)
+        for (int64_t k = h * D; k < (h + 1) * D; ++k) c[u(o)] += static_cast<double>(w.data()[o * C + k]) * y[u(k)];
+      add(blk + "attn.head." + std::to_string(h), c);
+    }
+    if (const Tensor* bias = param(params, blk + "attn.c_proj.bias")) {
+      const Tensor b = bias->contiguous();
+      add(blk + "attn.c_proj.bias", std::vector<double>(b.data(), b.data() + C));
+    }
+    add(blk + "mlp", at(blk + "mlp.c_proj", true));
+  }
+  if (beta) {  // ln_f's bias reaches the logits as it is: beta . u
+    double value = 0;
+    for (int64_t k = 0; k < C; ++k) value += static_cast<double>(beta->data()[k]) * unembed[u(k)];
+    out.components.push_back({"transformer.ln_f.bias", static_cast<float>(value)});
+  }
+  const float* row = logits.data() + (b * T + p) * V;
+  out.total = row[spec.token] - (spec.wrong >= 0 ? row[spec.wrong] : 0.f);
+  return out;
+}
+
+}  // namespace attn
