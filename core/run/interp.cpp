@@ -116,22 +116,70 @@ Tensor cell_mask(const Cell& c, const Tensor& t, int64_t row) {
   return sel;
 }
 
-// The nodes after `from` that depend on it, recomputed with node `from`'s output replaced by
-// `value` (each by its descriptor's forward); the new output of node `target`.
-Tensor replay(const std::vector<Node>& nodes, int32_t from, const Tensor& value, int32_t target) {
+// Ops whose output row t (along dim 1 of a (B, T, C) tensor) reads only row t of their (B, T, ·)
+// inputs, their other inputs being parameters: after the model's last attention, a metric at one
+// position needs one row of them.
+bool row_local(const Node& n, const std::vector<Node>& nodes, int64_t T) {
+  const bool params_ok = n.op == Op::linear || n.op == Op::layer_norm;
+  if (!(params_ok || n.op == Op::add || n.op == Op::gelu || n.op == Op::relu)) return false;
+  if (n.out.dim() != 3 || n.out.size(1) != T) return false;
+  for (int32_t i : n.in) {
+    if (i < 0) continue;
+    const Node& a = nodes[u(i)];
+    if (a.op == Op::parameter ? !params_ok : a.out.shape() != n.out.shape() && !(params_ok && &a == &nodes[u(n.in[0])] && a.out.dim() == 3 && a.out.size(1) == T))
+      return false;
+  }
+  return true;
+}
+
+struct Replayed {
+  Tensor out;
+  int64_t position;  // the metric's row in `out` along dim 1
+};
+
+// The nodes after `from` that the target reads and that depend on it, recomputed with node
+// `from`'s output replaced by `value` (each by its descriptor's forward): the new output of node
+// `target`. With `position` >= 0 (the metric reads that row of the target only), the row-local
+// tail of the tape (row_local: the last block's projection, MLP, final norm and unembedding)
+// computes that row alone: the replay's result then has one row, at position 0.
+Replayed replay(const std::vector<Node>& nodes, int32_t from, const Tensor& value, int32_t target, int64_t position) {
   std::vector<Tensor> redone(nodes.size());
   redone[u(from)] = value;
+  std::vector<char> needed(nodes.size(), 0);  // what the target reads (not the views kept for display)
+  needed[u(target)] = 1;
+  for (int32_t id = target; id > from; --id)
+    if (needed[u(id)])
+      for (int32_t i : nodes[u(id)].in)
+        if (i >= 0) needed[u(i)] = 1;
+  // the row-local tail: nodes whose every reader up to the target is in it (readers come later)
+  const int64_t T = nodes[u(target)].out.dim() == 3 ? nodes[u(target)].out.size(1) : 0;
+  std::vector<char> tail(nodes.size(), 0), outside(nodes.size(), 0);  // outside: read by a node not in the tail
+  if (position >= 0 && T > 1) {
+    for (int32_t id = target; id > from; --id) {
+      if (!needed[u(id)]) continue;
+      tail[u(id)] = !outside[u(id)] && row_local(nodes[u(id)], nodes, T);
+      for (int32_t i : nodes[u(id)].in)
+        if (i >= 0 && !tail[u(id)]) outside[u(i)] = 1;
+    }
+  }
+  const auto row = [&](const Tensor& t) { return t.slice(1, position, position + 1).contiguous(); };
   std::vector<Tensor> in;
   for (int32_t id = from + 1; id <= target; ++id) {
     const Node& n = nodes[u(id)];
+    if (!needed[u(id)]) continue;
     bool dirty = false;
     for (int32_t i : n.in) dirty = dirty || (i >= 0 && redone[u(i)].defined());
-    if (!dirty) continue;
+    if (!dirty && !tail[u(id)]) continue;
     in.clear();
-    for (int32_t i : n.in) in.push_back(i < 0 ? Tensor() : redone[u(i)].defined() ? redone[u(i)] : nodes[u(i)].out);
+    for (int32_t i : n.in) {
+      if (i < 0) { in.push_back(Tensor()); continue; }
+      const Tensor& a = redone[u(i)].defined() ? redone[u(i)] : nodes[u(i)].out;
+      in.push_back(tail[u(id)] && !tail[u(i)] && nodes[u(i)].op != Op::parameter ? row(a) : a);
+    }
     redone[u(id)] = op_def(n.op).forward(n, in);
   }
-  return redone[u(target)].defined() ? redone[u(target)] : nodes[u(target)].out;
+  if (tail[u(target)]) return {redone[u(target)], 0};
+  return {redone[u(target)].defined() ? redone[u(target)] : nodes[u(target)].out, position};
 }
 
 struct Sweep {
@@ -168,18 +216,36 @@ float metric_value(const Tensor& logits_, int64_t batch, const Metric& m, const 
   return 0;
 }
 
-PatchingResult activation_patching(const Context& ctx, const PatchingSpec& p, const std::string& field) {
+PatchingResult activation_patching(const Context& ctx, const PatchingSpec& p, const std::string& field, const Context* row) {
   const Sweep s = sweep_of(ctx, p, field);
   const std::vector<Node>& nodes = ctx.nodes();
   PatchingResult r;
   r.clean_metric = metric_value(nodes[u(s.logits)].out, s.clean, p.metric, field + ".metric");
   r.corrupted_metric = metric_value(nodes[u(s.logits)].out, s.corrupted, p.metric, field + ".metric");
+  const std::vector<Context::Named>& named = ctx.named_steps();
+  const int32_t row_logits = row ? step_node(*row, "logits") : -1;
+  if (row && (row->named_steps().size() != named.size() || row_logits < 0)) fail("internal: the corrupted row's forward has other steps");
+  const Tensor& full = nodes[u(s.logits)].out;
+  const int64_t at = position_in(p.metric.position, full.size(1), field + ".metric.position", field + ".metric.position");
+  const auto measure = [&](const Replayed& got, int64_t b) {
+    Metric m = p.metric;
+    m.position = got.position;
+    return metric_value(got.out, b, m, field + ".metric");
+  };
   for (const Cell& c : cells_of(ctx, p, field)) {
     const Tensor& act = nodes[u(c.step->node)].out;
     const int64_t bd = dim_named(c.step->dims, {"batch"});
-    const Tensor patched = intervene(act, act, cell_mask(c, act, s.corrupted), 2, 1.f, s.clean, bd, {});
-    const Tensor logits = replay(nodes, c.step->node, patched, s.logits);
-    r.cells.push_back({c.step->name, c.head, c.position, metric_value(logits, s.corrupted, p.metric, field + ".metric")});
+    float value;
+    if (row) {  // the cell of the corrupted row alone (batch 0 there) from the clean row's values
+      const Context::Named& mine = row->named_steps()[u(c.step - named.data())];
+      if (mine.name != c.step->name) fail("internal: the corrupted row's forward has other steps");
+      const Tensor& own = row->nodes()[u(mine.node)].out;
+      const Tensor clean = act.slice(bd, s.clean, s.clean + 1);
+      value = measure(replay(row->nodes(), mine.node, intervene(own, clean, cell_mask(c, own, 0), 2, 1.f, 0, bd, {}), row_logits, at), 0);
+    } else {
+      value = measure(replay(nodes, c.step->node, intervene(act, act, cell_mask(c, act, s.corrupted), 2, 1.f, s.clean, bd, {}), s.logits, at), s.corrupted);
+    }
+    r.cells.push_back({c.step->name, c.head, c.position, value});
   }
   return r;
 }
@@ -209,17 +275,38 @@ PatchingResult attribution_patching(const Context& ctx, const PatchingSpec& p, c
       break;
     }
   }
-  const std::vector<Tensor> grads = backward(nodes, s.logits, seed);
+  const std::vector<Tensor> grads = backward(nodes, s.logits, seed, false);
+  // per step, one pass over the corrupted row: (clean - corrupted) · gradient summed per (head, position)
+  const Context::Named* step = nullptr;
+  std::vector<double> sums;  // [head][position] of the step (1 where it has no such dim)
+  int64_t H = 1, P = 1;
   for (const Cell& c : cells_of(ctx, p, field)) {
-    const Tensor act = nodes[u(c.step->node)].out.contiguous();
-    const Tensor grad = grads[u(c.step->node)].defined() ? grads[u(c.step->node)].contiguous() : Tensor::zeros(act.shape());
-    const int64_t bd = dim_named(c.step->dims, {"batch"});
-    const Tensor sel = cell_mask(c, act, s.corrupted);
-    const Tensor clean = intervene(act, act, sel, 2, 1.f, s.clean, bd, {});
-    const float *a = act.data(), *cl = clean.data(), *gr = grad.data(), *m = sel.data();
+    if (c.step != step) {
+      step = c.step;
+      const Tensor act = nodes[u(step->node)].out.contiguous();
+      const Tensor grad = grads[u(step->node)].defined() ? grads[u(step->node)].contiguous() : Tensor::zeros(act.shape());
+      const int64_t bd = dim_named(step->dims, {"batch"}), hd = dim_named(step->dims, {"heads", "kv_heads"}), sd = dim_named(step->dims, {"seq", "seq_q"});
+      const Shape& shape = act.shape();
+      H = hd < 0 ? 1 : shape[u(hd)], P = sd < 0 ? 1 : shape[u(sd)];
+      sums.assign(u(H * P), 0.0);
+      int64_t stride = 1;  // of the batch dim
+      for (size_t d = u(bd) + 1; d < shape.size(); ++d) stride *= shape[d];
+      const int64_t shift = (s.clean - s.corrupted) * stride;
+      const float *a = act.data(), *gr = grad.data();
+      std::vector<int64_t> coord(shape.size(), 0);
+      for (int64_t i = 0, n = act.numel(); i < n; ++i) {
+        if (coord[u(bd)] == s.corrupted)
+          sums[u((hd < 0 ? 0 : coord[u(hd)]) * P + (sd < 0 ? 0 : coord[u(sd)]))] += (static_cast<double>(a[i + shift]) - a[i]) * gr[i];
+        for (size_t d = shape.size(); d-- > 0;) {
+          if (++coord[d] < shape[d]) break;
+          coord[d] = 0;
+        }
+      }
+    }
     double est = 0;
-    for (int64_t i = 0, n = act.numel(); i < n; ++i)
-      if (m[i] != 0.f) est += (static_cast<double>(cl[i]) - a[i]) * gr[i];
+    for (int64_t h = 0; h < H; ++h)
+      for (int64_t q = 0; q < P; ++q)
+        if ((c.head == Attrs::kAll || c.head == h) && (c.position == Attrs::kAll || c.position == q)) est += sums[u(h * P + q)];
     r.cells.push_back({c.step->name, c.head, c.position, static_cast<float>(est)});
   }
   return r;

@@ -62,7 +62,9 @@ struct LogitAttribution {
 // The metric on logits (B, T, V) at row `batch`; `where` names the field in errors.
 float metric_value(const Tensor& logits, int64_t batch, const Metric& m, const std::string& where);
 // Activation patching and attribution patching on a traced forward (ctx recorded every node).
-PatchingResult activation_patching(const Context& ctx, const PatchingSpec& p, const std::string& where);
+// row: when given, a traced forward of the corrupted row alone (B = 1; the model's rows do not
+// mix): each cell is replayed there, on half the numbers, with the clean row's values from ctx.
+PatchingResult activation_patching(const Context& ctx, const PatchingSpec& p, const std::string& where, const Context* row = nullptr);
 PatchingResult attribution_patching(const Context& ctx, const PatchingSpec& p, const std::string& where);
 // The logit lens of a traced forward of `module_id` (GPT, CausalTransformer): one (B, T, V) readout
 // per point where the residual stream leaves a block, in trace order.

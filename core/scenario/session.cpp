@@ -164,6 +164,28 @@ void Session::intervene_in(Context& ctx) const {
   if (!s_.interventions.empty()) ctx.interventions = &s_.interventions;
 }
 
+// A traced forward of batch row `row` alone (B = 1), for a patching sweep to replay on half the
+// numbers (rows of GPT and CausalTransformer never mix): the scenario's interventions on that row (their batch 0 there) or on every row; null
+// when one of them mixes rows (from_batch, mean), or the row is out of range (the sweep says so).
+std::unique_ptr<Context> Session::row_forward(int64_t row, std::vector<Intervention>& kept) {
+  if (s_.train) return nullptr;  // dropout draws for the whole batch at once
+  for (const Intervention& iv : s_.interventions) {
+    if (iv.set == Intervention::Set::from_batch || iv.set == Intervention::Set::mean) return nullptr;
+    if (iv.batch != Attrs::kAll && iv.batch != row) continue;
+    kept.push_back(iv);
+    if (iv.batch != Attrs::kAll) kept.back().batch = 0;
+  }
+  std::vector<Tensor> sliced;
+  for (const Tensor& t : inputs_) {
+    if (t.defined() && (t.dim() < 1 || row >= t.size(0))) return nullptr;
+    sliced.push_back(t.defined() ? t.slice(0, row, row + 1).contiguous() : t);
+  }
+  auto ctx = std::make_unique<Context>(*gen_, false, true);
+  if (!kept.empty()) ctx->interventions = &kept;
+  trainer_->forward(*ctx, sliced);
+  return ctx;
+}
+
 Result Session::forward(bool trace) {
   Context ctx(*gen_, s_.train, trace || s_.records());
   intervene_in(ctx);
@@ -174,7 +196,9 @@ Result Session::forward(bool trace) {
   if (trace) r.steps = ctx.steps();
   r.attention = trainer_->module().attention();
   if (s_.patching) {
-    r.patching = activation_patching(ctx, s_.patch, "patching");
+    std::vector<Intervention> kept;
+    const std::unique_ptr<Context> row = row_forward(s_.patch.corrupted, kept);
+    r.patching = activation_patching(ctx, s_.patch, "patching", row.get());
     r.has_patching = true;
   }
   if (s_.attribution_patching) {

@@ -37,6 +37,7 @@ class Session {
 
  private:
   void intervene_in(Context& ctx) const;
+  std::unique_ptr<Context> row_forward(int64_t row, std::vector<Intervention>& kept);
   Scenario s_;
   const ModuleInfo* info_;
   std::unique_ptr<Generator> gen_;  // dropout keeps drawing from it, step after step

@@ -33,10 +33,10 @@ std::vector<Tensor> backward(const std::vector<Node>& nodes, int32_t loss) {
   return backward(nodes, loss, Tensor::full(nodes[u(loss)].out.shape(), 1.f));
 }
 
-std::vector<Tensor> backward(const std::vector<Node>& nodes, int32_t root, const Tensor& root_grad) {
+std::vector<Tensor> backward(const std::vector<Node>& nodes, int32_t root, const Tensor& root_grad, bool param_grads) {
   if (root < 0 || static_cast<size_t>(root) >= nodes.size() || nodes[u(root)].out.shape() != root_grad.shape())
     fail("internal: backward from a node that is not on the tape, or a gradient of another shape");
-  Grads w(nodes);
+  Grads w(nodes, param_grads);
   if (!nodes[u(root)].requires_grad) return std::move(w.grads);
   w.grads[u(root)] = root_grad.clone();
   for (int32_t id = root; id >= 0; --id) {

@@ -14,7 +14,8 @@ namespace attn {
 // node requires no gradient). `loss`: a 0-d node.
 std::vector<Tensor> backward(const std::vector<Node>& nodes, int32_t loss);
 // The same from any node `root` with dL/d(root) = root_grad (its shape): e.g. a weighted sum of an
-// output, as the finite-difference tests use.
-std::vector<Tensor> backward(const std::vector<Node>& nodes, int32_t root, const Tensor& root_grad);
+// output, as the finite-difference tests use. param_grads false: no parameter's gradient (and no
+// work for one), the steps' only (attribution patching).
+std::vector<Tensor> backward(const std::vector<Node>& nodes, int32_t root, const Tensor& root_grad, bool param_grads = true);
 
 }  // namespace attn

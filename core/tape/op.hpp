@@ -66,12 +66,15 @@ Json float_json(float v);
 // hands its inputs theirs.
 class Grads {
  public:
-  explicit Grads(const std::vector<Node>& nodes) : nodes(nodes), grads(nodes.size()) {}
+  explicit Grads(const std::vector<Node>& nodes, bool params = true) : nodes(nodes), grads(nodes.size()), params(params) {}
   const std::vector<Node>& nodes;
   std::vector<Tensor> grads;
+  bool params;  // false: the steps' gradients only (attribution patching), no parameter's
 
   const Node& input(const Node& n, size_t i) const { return nodes[static_cast<size_t>(n.in[i])]; }
-  bool needs(const Node& n, size_t i) const { return i < n.in.size() && n.in[i] >= 0 && input(n, i).requires_grad; }
+  bool needs(const Node& n, size_t i) const {
+    return i < n.in.size() && n.in[i] >= 0 && input(n, i).requires_grad && (params || input(n, i).op != Op::parameter);
+  }
   // Adds g to input i's gradient. fresh: g is a new packed tensor nobody else holds (kept as is).
   void give(const Node& n, size_t i, Tensor g, bool fresh);
 };

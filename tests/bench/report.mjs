@@ -12,12 +12,14 @@ const SHAPE = (s) => `${s.B}×${s.T}×${s.C}, H=${s.H}`;
 export const flops = ({ B, T, C }) => 8 * B * T * C * C + 4 * B * T * T * C;  // 4 linears + QKᵀ and weights·V
 
 export function report(results) {
-  const forward = [], train = [], generate = [];
+  const forward = [], train = [], generate = [], interp = [];
   const notes = [];
   if (results.shapes) forwardReport(results, forward, notes);
   if (results.train?.runs?.length) trainReport(results, train, notes);
   if (results.generate?.runs?.length) generateReport(results, generate);
-  return { markdown: [...forward, ...train, ...generate].join('\n'), forward: forward.join('\n'), train: train.join('\n'), generate: generate.join('\n'), notes };
+  if (results.interp?.runs?.length) interpReport(results, interp, notes);
+  return { markdown: [...forward, ...train, ...generate, ...interp].join('\n'), forward: forward.join('\n'), train: train.join('\n'), generate: generate.join('\n'),
+    interp: interp.join('\n'), notes };
 }
 
 // "AMD EPYC (avx2, fma, avx512f)": the CPU model of /proc/cpuinfo and the SIMD flags that matter here.
@@ -295,6 +297,54 @@ function generateReport(results, lines) {
     `core with the cache ${check(nc)}, core without ${check(nn)}; PyTorch's cached step against its uncached one ${g.cache_vs_nocache_max_abs_diff?.toExponential(1) ?? '—'} (required ≤ 1e-5).`, '');
 }
 
+// ---- Interpretability ----------------------------------------------------------------------------
+// |core - PyTorch| over a case's cells, relative to the largest |PyTorch| cell (SCENARIO.md's tolerance for metrics and estimates)
+export const INTERP_LIMIT = { abs: 1e-4, rel: 1e-3 };
+const INTERP_BACKENDS = [['core-native', 'core native'], ['core-wasm-relaxed', 'core WASM, relaxed SIMD'], ['core-wasm-simd128', 'core WASM, SIMD128'], ['torch-cpu', 'PyTorch']];
+
+function interpReport(results, lines, notes) {
+  const it = results.interp;
+  const get = (backend, c) => it.runs.find((r) => r.backend === backend && r.case === c);
+  const failed = (r) => r?.max_abs_diff_vs_torch != null && r.max_abs_diff_vs_torch > INTERP_LIMIT.abs + INTERP_LIMIT.rel * r.max_abs_torch;
+  const cell = (r) => (r?.median_ms == null ? 'not run' : `${ms(r.median_ms)} [${ms(r.min_ms)}, ${ms(r.max_ms)}]${failed(r) ? ' ✗' : ''}`);
+  const ratio = (a, b) => (a?.median_ms != null && b?.median_ms != null ? `${(a.median_ms / b.median_ms).toFixed(a.median_ms / b.median_ms < 0.1 ? 3 : 2)}×` : '—');
+  const m = results.machine, c = it.config ?? {};
+  const blas = (results.torch?.blas ?? []).map((b) => b.split('/').pop()).join(', ') || 'unknown';
+  lines.push(`### Interpretability: activation patching and attribution patching of a small GPT, ms per call, median [min, max] — ${cpuTag(m)}`, '',
+    `${m.cpu}, ${m.cores} cores; every backend on 1 thread; ${loadText(m)}. Protocol, the same for every backend: ${protocolText(results.protocol)}. \`${results.command}\`, ${results.seconds.toFixed(0)} s. ` +
+    `The model: \`GPT\` (nanoGPT's, V=${c.vocab_size}, ${c.n_layer} layers, ${c.n_head} heads, ${c.n_embd} wide, ${it.params?.toLocaleString('en-US') ?? '?'} parameters, seed 1), B = ${it.B} (row 0 clean, row 1 corrupted), T = ${it.T}; ` +
+    `the metric: logit[${it.metric?.token}] − logit[${it.metric?.wrong}] at the last position of the corrupted row. ` +
+    `Cases: **heads**, \`patching\` by \`head_position\` over \`${it.steps?.heads?.join(', ')}\`; **positions**, \`patching\` by \`position\` over \`${it.steps?.positions?.join(', ')}\`; ` +
+    `**attribution**, \`attribution_patching\` of the heads case's cells; **forward**, the same scenario without either field. ` +
+    `The core: one call is a whole run of the scenario as the CLI and the page run it (the Session built from the seed, the traced forward, then the sweep, each cell replaying only what the tape computes after its step, or one backward); ` +
+    `native ${results.native?.kernels} kernels (\`attention-interp-bench\`), WASM the page's fast build in Node ${it.node ?? ''} (V8, \`core.run\`). ` +
+    `PyTorch ${results.torch?.version} (BLAS: ${blas}; torch threads ${results.torch?.threads}) as a PyTorch user sweeps (TransformerLens's patching helpers): the model built once (not timed), one full forward per cell under \`torch.no_grad()\` with a hook on the patched line; ` +
+    `attribution: one forward with the steps' gradients retained and one backward.`, '');
+  if (results.core) lines.push(coreText(results.core, false), '');
+  const once = (r) => (r?.built_once_median_ms == null ? null : { median_ms: r.built_once_median_ms, min_ms: r.built_once_min_ms, max_ms: r.built_once_max_ms, max_abs_diff_vs_torch: r.max_abs_diff_vs_torch, max_abs_torch: r.max_abs_torch });
+  const head = ['case', 'cells', 'core native, a run', 'core native, built once', 'core WASM relaxed SIMD, a run', 'core WASM SIMD128, a run', 'PyTorch + hooks, built once',
+    'native built once / PyTorch', 'native run / PyTorch', 'WASM relaxed run / PyTorch'];
+  lines.push(`| ${head.join(' | ')} |`, `|${head.map((_, i) => (i ? ' ---: ' : ' --- ')).join('|')}|`);
+  for (const k of ['heads', 'positions', 'attribution', 'forward']) {
+    const [n, w, w128, t] = INTERP_BACKENDS.map(([b]) => get(b, k));
+    lines.push(`| ${k} | ${[n, w, w128, t].find((r) => r?.cells)?.cells ?? '—'} | ${cell(n)} | ${cell(once(n))} | ${cell(w)} | ${cell(w128)} | ${cell(t)} | ${ratio(once(n), t)} | ${ratio(n, t)} | ${ratio(w, t)} |`);
+  }
+  lines.push('');
+  const over = (b, k, f = (r) => r) => (f(get(b, k))?.median_ms != null && f(get(b, 'forward'))?.median_ms != null ? f(get(b, k)).median_ms / f(get(b, 'forward')).median_ms : null);
+  const sweepMs = (b) => (get(b, 'heads')?.median_ms != null && get(b, 'forward')?.median_ms != null ? get(b, 'heads').median_ms - get(b, 'forward').median_ms : null);
+  const checks = INTERP_BACKENDS.slice(0, 3).map(([b, l]) => `${l}: ${['heads', 'positions', 'attribution'].map((k) => `${k} ${get(b, k)?.max_abs_diff_vs_torch?.toExponential(1) ?? '—'}${failed(get(b, k)) ? ' ✗ FAILED' : ''}`).join(', ')}`);
+  lines.push('"A run": the scenario from its JSON to its result, the model built from the seed each time (about 2.7 ms of the native forward row); "built once": the Session kept, as PyTorch\'s model is, and only `forward()` timed.', '',
+    `Cells against PyTorch's (max |core − PyTorch| over the cells; a case fails above ${INTERP_LIMIT.abs} + ${INTERP_LIMIT.rel} × the largest |PyTorch| cell, its time marked ✗): ${checks.join('; ')}. ` +
+    `The heads sweep alone (the heads case less the forward case, a run each): native ${sweepMs('core-native')?.toFixed(1) ?? '—'} ms, WASM relaxed ${sweepMs('core-wasm-relaxed')?.toFixed(1) ?? '—'} ms, SIMD128 ${sweepMs('core-wasm-simd128')?.toFixed(1) ?? '—'} ms. ` +
+    `Attribution patching in forwards' time (attribution / forward): native built once ${over('core-native', 'attribution', once)?.toFixed(2) ?? '—'}, native run ${over('core-native', 'attribution')?.toFixed(2) ?? '—'}, WASM relaxed run ${over('core-wasm-relaxed', 'attribution')?.toFixed(2) ?? '—'}, PyTorch ${over('torch-cpu', 'attribution')?.toFixed(2) ?? '—'}.`, '');
+  const nh = get('core-native', 'heads'), th = get('torch-cpu', 'heads'), wh = ['core-wasm-relaxed', 'core-wasm-simd128'].map((b) => get(b, 'heads'));
+  const at = over('core-native', 'attribution', once);
+  notes.push({ target: 'interp: native heads sweep ≤ 0.3× PyTorch', met: nh?.median_ms != null && th?.median_ms != null && once(nh).median_ms <= 0.3 * th.median_ms && !failed(nh) },
+    { target: 'interp: WASM heads sweep (256 cells) ≤ 50 ms', met: wh.every((r) => r?.median_ms != null && r.median_ms <= 50 && !failed(r)) },
+    { target: "interp: attribution patching ≤ 3 forwards' time", met: at != null && at <= 3 });
+  lines.push(`Targets: ${notes.filter((n) => n.target.startsWith('interp: ')).map((n) => `${n.target.slice(8)} ${n.met ? 'met' : 'NOT met'}`).join('; ')}.`, '');
+}
+
 // ---- docs/bench/<cpu-slug>.md, docs/benchmarks.md and README.md's table -----------------------------------------
 const SUMMARY_RE = /<!-- bench-summary (\{.*\}) -->/;
 // A marked region of a Markdown file: its begin marker (and newline), its text, its end marker.
@@ -322,6 +372,7 @@ function summary(results, notes) {
       wasm_peak_pct: pct('core-wasm', results.peaks?.wasm), native_peak: ceilingOf(results.peaks?.native), wasm_peak: ceilingOf(results.peaks?.wasm),
       targets_met: notes.filter((n) => !/training/.test(n.target) && n.met).length, targets: notes.filter((n) => !/training/.test(n.target)).length } : null,
     generate: results.generate?.runs?.length ? { ...run, ...Object.fromEntries(['core-native', 'torch-cpu'].flatMap((b) => ['cache', 'nocache'].map((c) => [`${b === 'core-native' ? 'native' : 'torch'}_${c}_ms`, results.generate.runs.find((r) => r.backend === b && r.case === c)?.median_ms ?? null]))) } : null,
+    interp: results.interp?.runs?.length ? { ...run, ...Object.fromEntries(['core-native', 'core-wasm-relaxed', 'core-wasm-simd128', 'torch-cpu'].flatMap((bk) => ['heads', 'attribution', 'forward'].map((c) => [`${bk}_${c}_ms`, results.interp.runs.find((r) => r.backend === bk && r.case === c)?.median_ms ?? null]))) } : null,
     train: results.train?.runs?.length ? { ...run, mha_native_torch: tratio('core-native', 'torch-cpu', 'mha'), causal_native_torch: tratio('core-native', 'torch-cpu', 'causal'),
       mha_wasm_tfjs: tratio('core-wasm', 'tfjs-wasm', 'mha'), causal_wasm_tfjs: tratio('core-wasm', 'tfjs-wasm', 'causal') } : null,
   };
@@ -340,17 +391,19 @@ export function publish(results, root) {
   const file = `${dir}/${slug}.md`;
   const old = existsSync(file) ? readFileSync(file, 'utf8') : null;
   const oldSummary = old && SUMMARY_RE.exec(old) ? JSON.parse(SUMMARY_RE.exec(old)[1]) : {};
-  const { forward, train, generate, notes } = report(results);
+  const { forward, train, generate, interp, notes } = report(results);
   const sum = summary(results, notes);
-  const merged = { ...sum, forward: sum.forward ?? oldSummary.forward ?? null, train: sum.train ?? oldSummary.train ?? null, generate: sum.generate ?? oldSummary.generate ?? null };
+  const merged = { ...sum, forward: sum.forward ?? oldSummary.forward ?? null, train: sum.train ?? oldSummary.train ?? null, generate: sum.generate ?? oldSummary.generate ?? null,
+    interp: sum.interp ?? oldSummary.interp ?? null };
   const fwd = results.shapes ? forward : section(old, 'forward') ?? '';
   const trn = results.train?.runs?.length ? train : section(old, 'train') ?? '';
   const gen = results.generate?.runs?.length ? generate : section(old, 'generate') ?? '';
+  const itp = results.interp?.runs?.length ? interp : section(old, 'interp') ?? '';
   const text = [`# \`npm run bench\` on ${merged.tag}`, '', `<!-- bench-summary ${JSON.stringify(merged)} -->`, '',
     `Written by \`npm run bench\` (tests/bench/report.mjs): the latest run on this CPU model, ${merged.cores} cores; the next run on the same model overwrites it ` +
-    `(the forward part with a forward run, the training part with a training run, the generation part with a generation run). Forward: ${runText(merged.forward)}. Training: ${runText(merged.train)}. Generation: ${runText(merged.generate)}.`, '',
+    `(the forward part with a forward run, the training part with a training run, the generation part with a generation run, the interpretability part with \`--interp\`). Forward: ${runText(merged.forward)}. Training: ${runText(merged.train)}. Generation: ${runText(merged.generate)}. Interpretability: ${runText(merged.interp)}.`, '',
     '<!-- forward:begin -->', fwd.trimEnd(), '<!-- forward:end -->', '', '<!-- train:begin -->', trn.trimEnd(), '<!-- train:end -->', '',
-    '<!-- generate:begin -->', gen.trimEnd(), '<!-- generate:end -->', ''].join('\n');
+    '<!-- generate:begin -->', gen.trimEnd(), '<!-- generate:end -->', '', '<!-- interp:begin -->', itp.trimEnd(), '<!-- interp:end -->', ''].join('\n');
   writeFileSync(file, text);
   const edit = (path, changes) => {
     let doc = existsSync(path) ? readFileSync(path, 'utf8') : '';
@@ -363,10 +416,10 @@ export function publish(results, root) {
     if (done.some(Boolean)) writeFileSync(path, doc);
     return done;
   };
-  const [index, trainTable, genTable] = edit(`${root}docs/benchmarks.md`, [['bench', true, benchIndex(dir)],
-    ['bench-train', results.train?.runs?.length, train], ['bench-generate', results.generate?.runs?.length, generate]]);
+  const [index, trainTable, genTable, interpTable] = edit(`${root}docs/benchmarks.md`, [['bench', true, benchIndex(dir)],
+    ['bench-train', results.train?.runs?.length, train], ['bench-generate', results.generate?.runs?.length, generate], ['bench-interp', results.interp?.runs?.length, interp]]);
   const [headlineTable] = edit(`${root}README.md`, [['bench-headline', true, headline(dir)]]);
-  return { file: file.slice(root.length), readme: headlineTable, benchmarks_index: index, benchmarks_train: trainTable, benchmarks_generate: genTable };
+  return { file: file.slice(root.length), readme: headlineTable, benchmarks_index: index, benchmarks_train: trainTable, benchmarks_generate: genTable, benchmarks_interp: interpTable };
 }
 
 // README.md's one table: the headline ratios of the latest full run (`npm run bench`, forward,

@@ -1,4 +1,4 @@
-// npm run bench [-- --quick] [-- --train] [-- --generate] [-- --no-core-build]: seed 000's
+// npm run bench [-- --quick] [-- --train] [-- --generate] [-- --interp] [-- --no-core-build]: seed 000's
 // MultiHeadAttention forward (Q = K = V = x, no mask), one training step of two models on every
 // backend and one GPT decode step with and without the KV cache, same machine, same run, written
 // to build/bench/results.json and printed as Markdown tables
@@ -17,6 +17,10 @@
 // fewer runs (about 5 minutes); the full run covers T = 16 ... 4096 and
 // writes the chart to docs/bench-scaling.svg for the README. --train: the training table only;
 // --generate: the generation table only (both: those two).
+// --interp: the interpretability table only (never part of the full run): activation patching of a
+// small GPT's head × position cells and residual positions, and attribution patching, the core's
+// sweep (native: attention-interp-bench, interp_bench.cpp; WASM: interp_wasm_bench.mjs in Node)
+// against PyTorch running the same sweep with a hook, a full forward per cell (torch_bench.py --interp).
 // --no-core-build: no scripts/build.sh and no cmake configure: the bench targets are built in
 // build/native and build/wasm as they stand (a machine where someone else owns those builds).
 // Measured ceilings (peak.hpp): the native bench times AVX2 / AVX-512 FMA microkernels before and
@@ -38,10 +42,11 @@ const OUT = `${ROOT}build/bench`;
 const quick = process.argv.includes('--quick');
 const trainFlag = process.argv.includes('--train');
 const generateFlag = process.argv.includes('--generate');
-// the tables of this run: all three, or the ones named (--train, --generate)
-const doForward = !trainFlag && !generateFlag;
-const doTrain = trainFlag || !generateFlag;
-const doGenerate = generateFlag || !trainFlag;
+const doInterp = process.argv.includes('--interp');
+// the tables of this run: all three, or the ones named (--train, --generate); --interp alone
+const doForward = !trainFlag && !generateFlag && !doInterp;
+const doTrain = (trainFlag || !generateFlag) && !doInterp;
+const doGenerate = (generateFlag || !trainFlag) && !doInterp;
 const GENERATE_CASES = ['cache', 'nocache'];
 const noCoreBuild = process.argv.includes('--no-core-build');
 const TRAIN_CASES = ['causal', 'mha'];  // torch_bench.py's TRAIN_CASES
@@ -96,7 +101,7 @@ function build() {
     sh('flock build/.lock cmake -S . -B build/native >/dev/null');
     sh('flock build/.lock emcmake cmake -S . -B build/wasm >/dev/null');
   }
-  const native = [doForward && 'attention-bench', doTrain && 'attention-train-bench', doGenerate && 'attention-generate-bench'].filter(Boolean).join(' ');
+  const native = [doForward && 'attention-bench', doTrain && 'attention-train-bench', doGenerate && 'attention-generate-bench', doInterp && 'attention-interp-bench'].filter(Boolean).join(' ');
   sh(`flock build/.lock cmake --build build/native --target ${native} -j 2 >/dev/null`);
   // the page imports the bench build of the core (forward) and loads training mode's (the fast build, from build.sh)
   if (doForward || doTrain) sh('flock build/.lock cmake --build build/wasm --target attention_bench_wasm attention_bench_wasm_relaxed -j 2 >/dev/null');
@@ -263,16 +268,17 @@ async function forwardRuns(page, results, shapeList, backends, prefix = '') {
 mkdirSync(OUT, { recursive: true });
 const flags = process.argv.slice(2);
 const results = { command: `npm run bench${flags.length ? ` -- ${flags.join(' ')}` : ''}`, quick, train_only: trainFlag && !generateFlag,
-  tables: { forward: doForward, train: doTrain, generate: doGenerate }, date: new Date().toISOString(), protocol,
+  tables: { forward: doForward, train: doTrain, generate: doGenerate, interp: doInterp }, date: new Date().toISOString(), protocol,
   machine: machine(), shapes: doForward ? { main_T: MAIN_T, scaling_T: SCALING_T, seed: SEED_SHAPE } : null, runs: [], retimed: [],
-  train: { cases: doTrain ? TRAIN_CASES : [], runs: [] }, generate: doGenerate ? { cases: GENERATE_CASES, runs: [] } : null };
+  train: { cases: doTrain ? TRAIN_CASES : [], runs: [] }, generate: doGenerate ? { cases: GENERATE_CASES, runs: [] } : null,
+  interp: doInterp ? { runs: [] } : null };
 log(`load average before: ${results.machine.loadavg_before.map((v) => v.toFixed(2)).join(' ')}`);
 build();
 results.core = coreState();
 
-log(`PyTorch 1.13 CPU, 1 thread: ${[doForward && 'the forward (and the ONNX export)', doTrain && 'the training steps', doGenerate && 'the decode steps'].filter(Boolean).join(', ')}`);
+log(`PyTorch 1.13 CPU, 1 thread: ${[doForward && 'the forward (and the ONNX export)', doTrain && 'the training steps', doGenerate && 'the decode steps', doInterp && 'the patching sweeps'].filter(Boolean).join(', ')}`);
 const torch = runJson('/usr/bin/python3', ['tests/bench/torch_bench.py', ...(doForward ? ['--shapes', shapeArg, '--onnx'] : []),
-  ...(doTrain ? ['--train', TRAIN_CASES.join()] : []), ...(doGenerate ? ['--generate'] : []), '--out', OUT, ...protoArgs]);
+  ...(doTrain ? ['--train', TRAIN_CASES.join()] : []), ...(doGenerate ? ['--generate'] : []), ...(doInterp ? ['--interp'] : []), '--out', OUT, ...protoArgs]);
 results.torch = { version: torch.torch, threads: torch.threads, blas: torch.blas, openblas_num_threads: torch.openblas_num_threads, onnx_models: torch.onnx_models };
 log('PyTorch BLAS:', torch.blas.join(', '));
 for (const r of torch.results) results.runs.push({ backend: 'torch-cpu', ...r });
@@ -289,6 +295,15 @@ if (torch.generate) {
     log(`decode ${r.case.padEnd(7)} torch-cpu   : ${r.median_ms.toFixed(2)} ms [${r.min_ms.toFixed(2)}, ${r.max_ms.toFixed(2)}]`);
   }
 }
+
+if (torch.interp) {
+  const { runs, ...info } = torch.interp;
+  Object.assign(results.interp, info);
+  for (const r of runs) results.interp.runs.push({ backend: 'torch-cpu', ...r });
+}
+const logInterp = (r) => log(`interp ${r.case.padEnd(11)} ${r.backend.padEnd(17)}: ${r.median_ms.toFixed(2)} ms [${r.min_ms.toFixed(2)}, ${r.max_ms.toFixed(2)}]` +
+  (r.max_abs_diff_vs_torch != null ? ` cells diff ${r.max_abs_diff_vs_torch.toExponential(1)}` : ''));
+results.interp?.runs.forEach(logInterp);
 
 log('native core, 1 thread');
 if (doForward) {
@@ -326,6 +341,17 @@ if (doGenerate) {
   }
 }
 
+if (doInterp) {
+  const nativeInterp = runJson(`${ROOT}build/native/tests/bench/attention-interp-bench`, ['--ref-dir', OUT, ...protoArgs]);
+  results.native = { ...results.native, kernels: nativeInterp.kernels };
+  for (const r of nativeInterp.results) results.interp.runs.push({ backend: 'core-native', ...r });
+  log('WASM core in Node (the fast build, relaxed SIMD and SIMD128), 1 thread');
+  const wasmInterp = runJson('node', ['tests/bench/interp_wasm_bench.mjs', '--ref-dir', OUT, ...protoArgs]);
+  results.interp.node = wasmInterp.node;
+  results.interp.runs.push(...wasmInterp.results);
+  results.interp.runs.filter((r) => r.backend.startsWith('core')).forEach(logInterp);
+}
+
 if (doForward || doTrain) {
   log(`browser: ${doForward ? 'WASM and WebGPU backends, then the WASM training steps' : 'WASM training steps'}`);
   await browserRuns(results);
@@ -353,6 +379,6 @@ writeFileSync(`${OUT}/RESULTS.md`, `${markdown}\n`);
 const published = publish(results, ROOT);
 console.log(markdown);
 const wrote = [[published.benchmarks_index, "docs/benchmarks.md's index of docs/bench/"], [published.benchmarks_train, 'its training table'],
-  [published.benchmarks_generate, 'its generation table'], [published.readme, "README.md's table"]].filter(([done]) => done).map(([, what]) => `, ${what}`).join('');
+  [published.benchmarks_generate, 'its generation table'], [published.benchmarks_interp, 'its interpretability table'], [published.readme, "README.md's table"]].filter(([done]) => done).map(([, what]) => `, ${what}`).join('');
 log(`wrote build/bench/results.json, build/bench/RESULTS.md, ${published.file}${wrote}${results.chart ? ` and ${results.chart}` : ''} in ${results.seconds.toFixed(0)} s`);
 log(`load average before: ${results.machine.loadavg_before.map((v) => v.toFixed(2)).join(' ')}, after: ${results.machine.loadavg_after.map((v) => v.toFixed(2)).join(' ')}`);

@@ -57,6 +57,9 @@ import torch.nn.functional as F
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', 'scripts'))
 from make_fixtures import GPT, CausalTransformer, GPTConfig  # noqa: E402  (the core's twins; imported, not copied)
+from torch_refs import interp as interp_refs  # noqa: E402  (the fixtures' patching references)
+from torch_refs.common import trace  # noqa: E402
+from torch_refs.runner import build  # noqa: E402
 
 
 class MultiHeadAttention(nn.Module):  # seed 000, verbatim (comments dropped)
@@ -292,6 +295,75 @@ def generate_case(out, proto):
             'params': sum(p.numel() for p in model.parameters()), 'cache_vs_nocache_max_abs_diff': diff, 'runs': runs}
 
 
+# The interpretability table (--interp): a 2-layer, 4-head, 64-wide GPT at B = 2 (clean row 0,
+# corrupted row 1), T = 32; the metric is the logit difference of two tokens at the last position.
+INTERP_CONFIG = {'vocab_size': 64, 'block_size': 32, 'n_layer': 2, 'n_head': 4, 'n_embd': 64, 'dropout': 0.0, 'bias': True}
+INTERP_METRIC = {'kind': 'logit_diff', 'position': -1, 'token': 3, 'wrong': 4}
+INTERP_CASES = {  # case: (steps, by, attribution)
+    'heads': (['transformer.h.*.attn.y'], 'head_position', False),
+    'positions': (['x', 'transformer.h.*.x_attn', 'transformer.h.*.x_mlp'], 'position', False),
+    'attribution': (['transformer.h.*.attn.y'], 'head_position', True),
+}
+
+
+def interp_case(out, proto):
+    """Activation patching as a PyTorch user runs it (TransformerLens's patching helpers): the model
+    built once, then one full forward per cell under torch.no_grad() with a hook on the patched line
+    (the references' trace.rec, the hook at every traced line, only that cell's active); attribution
+    patching as one forward and one backward with the steps' gradients retained. Writes
+    <out>/interp.json: the core's scenarios and PyTorch's cells (the core's are checked against them)."""
+    g = torch.Generator().manual_seed(7)
+    T = INTERP_CONFIG['block_size']
+    idx = torch.randint(0, INTERP_CONFIG['vocab_size'], (2, T), generator=g)
+    base = {'module': 'GPT', 'config': INTERP_CONFIG, 'seed': 1, 'inputs': [{'name': 'idx', 'shape': [2, T], 'data': idx.flatten().tolist()}]}
+    model, kwargs = build(base)
+    model.eval()
+    cases, runs = {'forward': base}, []
+    with torch.no_grad():
+        runs.append({'case': 'forward', **timed(lambda: model(**kwargs), *proto)})
+    for name, (steps, by, attribution) in INTERP_CASES.items():
+        p = {'clean': 0, 'corrupted': 1, 'steps': steps, 'by': by, 'metric': INTERP_METRIC}
+        sc = {**base, ('attribution_patching' if attribution else 'patching'): p}
+        _, _, recorded, _ = interp_refs.forward(base)
+        cells = interp_refs.cells(recorded, p)
+        if attribution:
+            ref = interp_refs.attribution_patching(sc, p)
+
+            def sweep():
+                trace.on, trace.grads, trace.steps, trace.live, trace.prefix = True, True, [], [], ''
+                try:
+                    logits = model(**kwargs)[0]
+                    (logits[1, -1, 3] - logits[1, -1, 4]).backward()
+                    return [t.grad for t in trace.live]
+                finally:
+                    trace.on, trace.grads = False, False
+                    model.zero_grad(set_to_none=True)
+        else:
+            ref = interp_refs.patching(sc, p)
+
+            def sweep():
+                out = []
+                with torch.no_grad():
+                    for step, h, q, _ in cells:
+                        iv = {'step': step, 'batch': 1, 'set': {'patch_from': 0}}
+                        if h is not None:
+                            iv['head'] = h
+                        if q is not None:
+                            iv['position'] = q
+                        trace.interventions = [iv]
+                        try:
+                            out.append(interp_refs.metric(model(**kwargs)[0], 1, INTERP_METRIC))
+                        finally:
+                            trace.interventions = []
+                return out
+        cases[name] = {'scenario': sc, 'expected': ref}
+        runs.append({'case': name, 'cells': len(cells), **timed(sweep, *proto)})
+    with open(os.path.join(out, 'interp.json'), 'w') as f:
+        json.dump(cases, f)
+    return {'config': INTERP_CONFIG, 'B': 2, 'T': T, 'metric': INTERP_METRIC, 'steps': {k: v[0] for k, v in INTERP_CASES.items()},
+            'params': sum(p.numel() for p in model.parameters()), 'runs': runs}
+
+
 def blas_library():
     """Which BLAS the process mapped: Debian's torch uses the libblas.so.3 alternative."""
     libs = set()
@@ -315,6 +387,7 @@ def main():
     ap.add_argument('--long-call-ms', type=float, default=5000)
     ap.add_argument('--onnx', action='store_true')
     ap.add_argument('--generate', action='store_true', help='the decode step at T = 256, with and without a KV cache')
+    ap.add_argument('--interp', action='store_true', help='activation and attribution patching sweeps on a small GPT')
     a = ap.parse_args()
     torch.set_num_threads(1)
     os.makedirs(a.out, exist_ok=True)
@@ -338,10 +411,11 @@ def main():
     proto = (a.warmup, a.warmup_ms, a.runs, a.min_run_ms, a.long_call_ms)
     train = [train_case(name, a.out, proto) for name in a.train.split(',') if name]
     generate = generate_case(a.out, proto) if a.generate else None
+    interp = interp_case(a.out, proto) if a.interp else None
     print(json.dumps({'torch': torch.__version__, 'threads': torch.get_num_threads(), 'blas': blas_library(),
                       'openblas_num_threads': os.environ.get('OPENBLAS_NUM_THREADS'),
                       'onnx_models': [{'C': c, 'H': h, 'file': f} for (c, h), f in models.items()],
-                      'results': results, 'train': train, 'generate': generate}))
+                      'results': results, 'train': train, 'generate': generate, 'interp': interp}))
 
 
 if __name__ == '__main__':
