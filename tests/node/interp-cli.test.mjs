@@ -59,3 +59,31 @@ test('the logit-attribution components sum to the total, and the logit lens ends
     }
   }
 });
+
+// docs/interpretability.md: each ```json block is a whole scenario; both command lines run it to
+// the same result, which has the field the example is about (the last-position figures the page
+// quotes are checked for the interventions and patching examples).
+test("docs/interpretability.md's examples run, with the same result from both command lines", { skip: !existsSync(native) && 'no native build' }, () => {
+  const doc = readFileSync(`${root}docs/interpretability.md`, 'utf8');
+  const examples = [...doc.matchAll(/```json\n([\s\S]*?)\n```/g)].map((m) => JSON.parse(m[1]));
+  assert.equal(examples.length, INTERP.length);
+  for (const scenario of examples) {
+    const field = INTERP.find((k) => k in scenario);
+    const [a, b] = clis.map(([name, cmd, pre]) => {
+      const r = run(cmd, pre, scenario);
+      assert.equal(r.status, 0, `${name}: ${field}: ${r.stderr}`);
+      return JSON.parse(r.stdout);
+    });
+    const same = (x, y, at) => {  // numbers within 1e-5 + 1e-4 relative (the kernels differ), the rest equal
+      if (typeof x === 'number') return assert.ok(Math.abs(x - y) <= 1e-5 + 1e-4 * Math.abs(y), `${field}: ${at}: ${x} vs ${y}`);
+      if (x === null || typeof x !== 'object') return assert.equal(x, y, `${field}: ${at}`);
+      assert.deepEqual(Object.keys(x), Object.keys(y), `${field}: ${at}`);
+      for (const k of Object.keys(x)) same(x[k], y[k], `${at}.${k}`);
+    };
+    same(a, b, 'result');
+    if (field !== 'interventions') assert.ok(a[field], `${field} in the result`);
+    const quoted = (v) => doc.includes(v.toFixed(4).replace('-', '−'));
+    if (field === 'interventions') a.outputs[0].data.slice(-16, -13).forEach((v) => assert.ok(quoted(v), `the doc quotes ${v}`));
+    if (field === 'patching') assert.ok(Number(/"clean_metric": ([-\d.e]+)/.exec(doc)[1]).toFixed(4) === a.patching.clean_metric.toFixed(4), 'the doc quotes the clean metric');
+  }
+});
