@@ -31,6 +31,11 @@ const RELAXED_PROBE = new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0, 1, 5, 1, 96, 
   67, 0, 0, 0, 0, 253, 19, 67, 0, 0, 0, 0, 253, 19, 67, 0, 0, 0, 0, 253, 19, 253, 133, 2, 11]);
 export const hasRelaxedSimd = () => WebAssembly.validate(RELAXED_PROBE);
 
+// The interpretability fields (core/SCENARIO.md, "Interpretability"): the small build (the
+// default, the playground's first view) refuses them with an error naming the field; the
+// full-speed build (loadAttention({fast: true}): the page's workers, the CLI) has them.
+export const INTERP_FIELDS = Object.freeze(['interventions', 'patching', 'attribution_patching', 'logit_lens', 'logit_attribution']);
+
 async function wasmBytes(url) {
   if (typeof process !== 'undefined' && process.versions?.node && url.protocol === 'file:') {
     // Node: read the file (Emscripten 3.1.6's loader breaks on Node 20's global fetch). The name

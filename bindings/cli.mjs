@@ -99,7 +99,7 @@ async function main(argv) {
     process.stderr.write(`error: cannot read scenario file '${file}': check the path\n`);
     return 1;
   }
-  const core = await loadAttention();
+  const core = await loadAttention({ fast: true });  // every field, the interpretability ones too
   try {
     const options = withWeights ? { weights: readBytes(argv[3], 'weights'), weightsName: argv[3].split('/').pop() } : {};
     process.stdout.write(resultToJson(core.run(text, options)));

@@ -8,6 +8,7 @@
 #include <limits>
 #include <numeric>
 
+#include "base/build.hpp"
 #include "base/error.hpp"
 #include "tape/graph.hpp"
 #include "kernels/kernels.hpp"
@@ -137,7 +138,7 @@ GeneratedToken Generation::next(bool full) {
   ctx.interventions = interventions_;
   Context::Sequences sequences(ctx, "idx", "idx");
   const Var logits = forward(ctx, tok, full);
-  if (produced_ == 0) ctx.check_interventions("the model");
+  if (kInterp && produced_ == 0) ctx.check_interventions("the model");
   if (trace_) tok.steps = ctx.steps();
   const int64_t B = logits.size(0), T = logits.size(1), V = logits.size(2);
   tok.logits = logits.t.slice(1, T - 1, T).contiguous().view({B, V}).clone();  // logits[:, -1, :]

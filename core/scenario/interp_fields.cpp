@@ -4,6 +4,7 @@
 // sequence) is checked where it runs (tape/ops/intervene.cpp, run/interp.cpp).
 #include <cmath>
 
+#include "base/build.hpp"
 #include "base/error.hpp"
 #include "scenario/fields.hpp"
 
@@ -128,9 +129,8 @@ LogitAttributionSpec parse_logit_attribution(const json& a, const ModuleInfo& in
   return s;
 }
 
-}  // namespace
-
-void parse_interp(const json& j, const ModuleInfo& info, Scenario& s) {
+// The fields themselves, in a build that has them (base/build.hpp).
+void parse_fields(const json& j, const ModuleInfo& info, Scenario& s) {
   if (j.contains("interventions")) {
     const json& list = j["interventions"];
     if (!list.is_array()) fail_at("interventions", "scenario.interventions must be a list of {\"step\", \"head\"?, \"position\"?, \"batch\"?, \"set\"}");
@@ -173,6 +173,20 @@ void parse_interp(const json& j, const ModuleInfo& info, Scenario& s) {
             "leave ", s.generate ? "generate" : "optimize", " out (interventions apply during generation)");
   if (reads && s.train)
     fail_at("train", "patching, attribution_patching, logit_lens and logit_attribution run the model in eval mode: set train to false");
+}
+
+}  // namespace
+
+void parse_interp(const json& j, const ModuleInfo& info, Scenario& s) {
+  if constexpr (kInterp) {
+    parse_fields(j, info, s);
+  } else {  // the page's small build leaves them out
+    for (const char* key : {"interventions", "patching", "attribution_patching", "logit_lens", "logit_attribution"})
+      if (j.contains(key) && !(j[key].is_boolean() && !j[key].get<bool>()) && !(j[key].is_array() && j[key].empty()))
+        fail_at(key, "scenario.", key, " needs the full core: this is the page's small build (attention.wasm), which leaves the "
+                "interpretability fields out to keep the first view small; load the core with loadAttention({fast: true}) "
+                "(the CLIs and the page's workers do)");
+  }
 }
 
 }  // namespace attn

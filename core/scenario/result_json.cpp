@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
+#include "base/build.hpp"
 #include "scenario/scenario.hpp"
 
 namespace attn {
@@ -105,6 +106,7 @@ void put_patching(std::string& out, const char* key, const PatchingResult& p, co
 }
 
 void put_interp(std::string& out, const Result& r) {
+  if (!kInterp) return;  // base/build.hpp
   if (r.has_patching) put_patching(out, "patching", r.patching, "metric", true);
   if (r.has_attribution) put_patching(out, "attribution_patching", r.attribution_patching, "estimate", false);
   if (!r.logit_lens.empty()) {

@@ -2,6 +2,7 @@
 // in order, the loss's target; then forwards, gradients, training steps or a generation on it.
 #include "scenario/session.hpp"
 
+#include "base/build.hpp"
 #include "base/error.hpp"
 #include "math/ops.hpp"
 #include "tape/graph.hpp"
@@ -161,7 +162,7 @@ void Session::set_target(const Shape& shape, const float* data) {
 
 // A forward with the scenario's interventions (every step named, so every one is reachable).
 void Session::intervene_in(Context& ctx) const {
-  if (!s_.interventions.empty()) ctx.interventions = &s_.interventions;
+  if (kInterp && !s_.interventions.empty()) ctx.interventions = &s_.interventions;
 }
 
 // A traced forward of batch row `row` alone (B = 1), for a patching sweep to replay on half the
@@ -192,9 +193,15 @@ Result Session::forward(bool trace) {
   Result r;
   r.module = s_.module;
   add_outputs(r, collect_outputs(trainer_->forward(ctx, inputs_), ctx));
-  ctx.check_interventions(s_.module);
+  if (kInterp) ctx.check_interventions(s_.module);
   if (trace) r.steps = ctx.steps();
   r.attention = trainer_->module().attention();
+  if (kInterp) interpret(ctx, r);
+  return r;
+}
+
+// The interpretability readings of a traced forward (core/run/interp.hpp) into its result.
+void Session::interpret(const Context& ctx, Result& r) {
   if (s_.patching) {
     std::vector<Intervention> kept;
     const std::unique_ptr<Context> row = row_forward(s_.patch.corrupted, kept);
@@ -210,14 +217,13 @@ Result Session::forward(bool trace) {
     r.logit_attribution = logit_attribution(ctx, params(), s_.attribution_of);
     r.has_logit_attribution = true;
   }
-  return r;
 }
 
 Result Session::gradients(bool trace) {
   Context ctx(*gen_, s_.train, trace, true);
   intervene_in(ctx);
   const TrainStep t = trainer_->forward_backward(ctx, inputs_, target_);
-  ctx.check_interventions(s_.module);
+  if (kInterp) ctx.check_interventions(s_.module);
   Result r;
   r.module = s_.module;
   r.has_loss = true;
@@ -244,7 +250,7 @@ std::unique_ptr<Generation> Session::generation() {
   for (size_t i = 0; i < info_->inputs.size(); ++i)
     if (info_->inputs[i].kind == InputKind::Ids)
       return std::make_unique<Generation>(trainer_->module(), params(), *gen_, inputs_[i], s_.generation, s_.trace,
-                                          s_.interventions.empty() ? nullptr : &s_.interventions);
+                                          !kInterp || s_.interventions.empty() ? nullptr : &s_.interventions);
   fail_at("generate", s_.module, " has no token ids input to generate from");
 }
 

@@ -37,6 +37,7 @@ class Session {
 
  private:
   void intervene_in(Context& ctx) const;
+  void interpret(const Context& ctx, Result& r);
   std::unique_ptr<Context> row_forward(int64_t row, std::vector<Intervention>& kept);
   Scenario s_;
   const ModuleInfo* info_;

@@ -14,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "base/build.hpp"
 #include "base/random.hpp"
 #include "base/tensor.hpp"
 #include "tape/op_list.hpp"
@@ -139,10 +140,10 @@ class Context {
   // Names v as the seed's variable `name` with one dim name per dimension and the seed's line. An
   // intervention on that step replaces v (what every later line reads) first.
   void step(const char* name, Var& v, std::initializer_list<const char*> dims, const char* code) {
-    if (recording() || interventions) step(name, v, std::vector<std::string>(dims.begin(), dims.end()), code);
+    if (recording() || (kInterp && interventions)) step(name, v, std::vector<std::string>(dims.begin(), dims.end()), code);
   }
   void step(const char* name, Var& v, const std::vector<std::string>& dims, const char* code) {
-    if (interventions) intervene_step(name, v, dims);
+    if (kInterp && interventions) intervene_step(name, v, dims);
     if (recording()) name_step(name, v, dims, code);
   }
 

@@ -5,13 +5,14 @@ import { fileURLToPath } from 'node:url';
 
 const bindings = `/@fs${fileURLToPath(new URL('../../bindings/attention.mjs', import.meta.url))}`;
 
-// A new page of `context` with window.core loaded; pageerror messages collected in `errors`.
-export async function corePage(context, serverUrl) {
+// A new page of `context` with window.core loaded (fast: the full-speed build of the page's
+// workers, which has the interpretability fields); pageerror messages collected in `errors`.
+export async function corePage(context, serverUrl, { fast = false } = {}) {
   const page = await context.newPage();
   const errors = [];
   page.on('pageerror', (e) => errors.push(String(e)));
   await page.goto(`${serverUrl}favicon.svg`);
-  await page.evaluate(async (url) => { window.core = await (await import(url)).loadAttention(); }, bindings);
+  await page.evaluate(async ([url, full]) => { window.core = await (await import(url)).loadAttention({ fast: full }); }, [bindings, fast]);
   return { page, errors };
 }
 

@@ -4,7 +4,7 @@
 // PyTorch autograd and torch.optim there too (V8's WASM SIMD, not Node's build of it only); and
 // every fixture of nanoGPT's GPT: forward, gradients, and generation's ids and probabilities; and
 // the interpretability fixtures (interventions, patching, attribution patching, logit lens, logit
-// attribution).
+// attribution, on the full-speed build the page's workers load).
 import assert from 'node:assert/strict';
 import { after, before } from 'node:test';
 import { checkResult, fixtureNames, readFixture } from '../node/fixtures.mjs';
@@ -39,7 +39,7 @@ test('nanoGPT\'s GPT in Chromium: forward, autograd and generation fixtures (the
 });
 
 test('interventions, activation and attribution patching, the logit lens and logit attribution in Chromium match PyTorch', async () => {
-  const { page, errors } = await corePage(browser.context, server.url);
+  const { page, errors } = await corePage(browser.context, server.url, { fast: true });  // the workers' build: the small one leaves them out
   const names = fixtureNames().filter((n) => n.startsWith('interp_'));
   assert.ok(names.length >= 9, names.join());
   for (const name of names) {

@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import { loadAttention } from '../../bindings/attention.mjs';
 import { badInputsTable, readCases } from '../../scripts/bad-inputs-table.mjs';
 
-const core = await loadAttention();
+const core = await loadAttention({ fast: true });  // the build with every field (the small one: builds.test.mjs)
 
 test('every bad input gives a JS Error with its rule and field, and the next run still works', () => {
   const cases = readCases();

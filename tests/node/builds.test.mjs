@@ -3,7 +3,7 @@
 // fixture, forward and training, gives the same bytes in both, outputs, steps, gradients and losses.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { loadAttention } from '../../bindings/attention.mjs';
+import { INTERP_FIELDS, loadAttention } from '../../bindings/attention.mjs';
 import { fixtureNames, readFixture } from './fixtures.mjs';
 
 const small = await loadAttention();
@@ -31,8 +31,16 @@ test('the small and the fast build are two builds of one core', () => {
   assert.equal(small.kernels(), fast.kernels());
 });
 
-test('every fixture gives the same bytes in the small and the fast build', () => {
-  const names = [...fixtureNames(), ...fixtureNames('train/')];
+test('every fixture gives the same bytes in the small and the fast build (the small one refuses the interpretability fields, naming the field)', () => {
+  const all = [...fixtureNames(), ...fixtureNames('train/')];
+  const interp = all.filter((n) => INTERP_FIELDS.some((k) => k in readFixture(n).scenario));
+  assert.ok(interp.length >= 9, `${interp.length} interpretability fixtures`);
+  for (const name of interp) {
+    const { scenario } = readFixture(name);
+    const field = INTERP_FIELDS.find((k) => k in scenario);
+    assert.throws(() => small.run(scenario), (e) => e.field === field && /needs the full core: this is the page's small build/.test(e.message), name);
+  }
+  const names = all.filter((n) => !interp.includes(n));
   assert.ok(names.length > 100, `${names.length} fixtures`);
   const differing = [];
   for (const name of names) {

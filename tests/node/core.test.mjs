@@ -1,13 +1,16 @@
 // The WASM core under Node: PyTorch fixtures, errors that leave the module usable, no leaks.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { hasRelaxedSimd, loadAttention } from '../../bindings/attention.mjs';
+import { hasRelaxedSimd, INTERP_FIELDS, loadAttention } from '../../bindings/attention.mjs';
 import { checkResult, fixtureNames, readFixture } from './fixtures.mjs';
 
 // ATTN_WASM_SIMD=relaxed (scripts/run-tests.mjs runs this file again so, under
 // node --experimental-wasm-relaxed-simd): every case on attention-relaxed.wasm.
 const simd = process.env.ATTN_WASM_SIMD ?? 'auto';
 const core = await loadAttention({ simd });
+// the interpretability fixtures run on the full-speed build (the small one leaves those fields out)
+const fullCore = await loadAttention({ simd, fast: true });
+const coreFor = (scenario) => (INTERP_FIELDS.some((k) => k in scenario) ? fullCore : core);
 
 test('the core loads and reports its version, kernels and module table', () => {
   assert.match(core.version(), /^\d+\.\d+\.\d+$/);
@@ -30,7 +33,7 @@ test('softmax of typed numbers equals the closed form', () => {
 for (const name of [...fixtureNames(), ...fixtureNames('train/')]) {
   test(`fixture ${name} matches PyTorch through WASM`, () => {
     const { scenario, expected } = readFixture(name);
-    assert.deepEqual(checkResult(core.run(scenario), expected), []);
+    assert.deepEqual(checkResult(coreFor(scenario).run(scenario), expected), []);
   });
 }
 

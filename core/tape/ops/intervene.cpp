@@ -7,6 +7,7 @@
 #include <string>
 #include <utility>
 
+#include "base/build.hpp"
 #include "base/error.hpp"
 #include "math/ops.hpp"
 #include "tape/graph.hpp"
@@ -60,7 +61,9 @@ int64_t dim_named(const std::vector<std::string>& dims, std::initializer_list<co
 
 }  // namespace
 
-const OpDef intervene_op{"intervene", intervene_forward, intervene_attrs, intervene_call, intervene_backward};
+// The small build never records one (base/build.hpp): its descriptor keeps the name only.
+const OpDef intervene_op = kInterp ? OpDef{"intervene", intervene_forward, intervene_attrs, intervene_call, intervene_backward}
+                                   : OpDef{"intervene", nullptr, no_attrs, plain_call, nullptr};
 
 Var intervene(Context& ctx, const Var& prev, const Var& src, const Tensor& sel, Attrs how) {
   return apply(ctx, Op::intervene, {prev, src}, std::move(how), sel);
