@@ -53,6 +53,8 @@ function wasmApart() {
 export default defineConfig({
   root,
   base: './',
+  // web/public (the lesson example, the shipped models) belongs to the site, not to the one file
+  publicDir: false,
   logLevel: 'warn',
   worker: { format: 'es' },
   plugins: [notebookPage(), viteSingleFile({ removeViteModuleLoader: true, outputFileName: 'playground.html' }), wasmApart()],
