@@ -7,6 +7,8 @@
 #                                 whatever libblas.so.3 the alternatives point at (the reference
 #                                 BLAS, ~2 GFLOP/s, when only libblas3 is there): npm run bench
 #                                 compares against PyTorch on OpenBLAS (tests/bench/torch_bench.py)
+#   scripts/setup.sh --lm         also fortunes, the English text npm run train-lm trains the shipped
+#                                 character-level language model on (scripts/train-lm.mjs)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -16,6 +18,7 @@ packages=(cmake g++ emscripten libxsimd-dev catch2 nlohmann-json3-dev chromium f
 # libjs packages; PyTorch is the notebook's reference (below, where Debian ships it).
 packages+=(jupyter-nbconvert python3-nbclient python3-ipykernel libjs-requirejs libjs-mathjax)
 [[ "${1:-}" == "--fixtures" ]] && packages+=(python3-torch python3-numpy libopenblas0-pthread)
+[[ "${1:-}" == "--lm" ]] && packages+=(fortunes)
 
 missing=()
 for p in "${packages[@]}"; do

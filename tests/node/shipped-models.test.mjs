@@ -1,6 +1,8 @@
 // The models the page ships (web/public/models/<task>/, npm run train-models): one per training
 // task, each at most 200 KB, its card's held-out accuracy (>= 0.95) given again by the core on the
-// same held-out set, and its logits the same as nanoGPT's own GPT loading the file strictly in
+// same held-out set; the character-level language model (web/public/models/fortunes/, npm run
+// train-lm), at most 2 MB, its card's samples generated again; and the logits of each the same as
+// nanoGPT's own GPT loading the file strictly in
 // PyTorch (scripts/shipped_logits.py; skipped where python3-torch is missing), within 1e-5 of the
 // largest logit.
 import assert from 'node:assert/strict';
@@ -8,6 +10,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { test } from 'node:test';
 import { loadAttention } from '../../bindings/attention.mjs';
+import { LM_DIR, SAMPLE } from '../../scripts/train-lm.mjs';
 import { HELDOUT, MODELS_DIR, SEED } from '../../scripts/train-models.mjs';
 import { accuracy } from '../../web/train/engine.js';
 import { getTask, heldOutSet, TASK_IDS } from '../../web/train/tasks.js';
@@ -44,12 +47,35 @@ test("each shipped model's held-out accuracy, computed again by the core, is its
   }
 });
 
+const lm = { task: 'fortunes', dir: LM_DIR.replace(/\/$/, '') };
+const lmIds = (card, text) => [...text].map((c) => card.vocab.indexOf(c));
+
+test('the language model: at most 2 MB, its card (corpus, licence, held-out loss), its samples generated again by the core', () => {
+  const { card, weights } = read(lm);
+  assert.ok(weights.length <= 2 * 1024 * 1024, `${weights.length} bytes`);
+  assert.equal(card.corpus.name, 'fortunes');
+  assert.match(card.corpus.licence, /BSD/);
+  assert.equal(card.vocab.length, card.config.vocab_size);
+  assert.ok(card.heldout.loss_nats_per_char > 0 && card.heldout.loss_nats_per_char <= 1.9, `held-out loss ${card.heldout.loss_nats_per_char} nats per character (target 1.9)`);
+  assert.equal(card.samples.length, 3);
+  for (const sm of card.samples) {
+    const ids = lmIds(card, sm.prompt);
+    const r = core.run({ module: 'GPT', config: card.config, seed: sm.seed, inputs: [{ name: 'idx', shape: [1, ids.length], data: ids }],
+      generate: { max_new_tokens: sm.max_new_tokens, temperature: sm.temperature, top_k: sm.top_k } }, { weights });
+    assert.deepEqual(SAMPLE, { max_new_tokens: sm.max_new_tokens, temperature: sm.temperature, top_k: sm.top_k });
+    assert.equal(r.ids[0].map((i) => card.vocab[i]).join(''), sm.text, sm.prompt);
+  }
+});
+
 test("the shipped models' logits are nanoGPT's in PyTorch (1e-5 of the largest)", { skip: !hasTorch && 'python3-torch is not installed' }, () => {
   const inputs = models.map((m) => {
     const held = heldOutSet(getTask(m.task), SEED, 4);
     const T = held.shape[1];
     return { ...m, held, idx: Array.from({ length: 4 }, (_, b) => Array.from(held.idx.subarray(b * T, (b + 1) * T))) };
   });
+  const lmCard = read(lm).card;  // the language model on its first sample's text, one full window
+  const text = lmIds(lmCard, lmCard.samples[0].text).slice(0, lmCard.config.block_size);
+  inputs.push({ ...lm, held: { idx: Float32Array.from(text), shape: [1, text.length] }, idx: [text] });
   const py = spawnSync('/usr/bin/python3', [new URL('../../scripts/shipped_logits.py', import.meta.url).pathname],
     { input: JSON.stringify({ models: inputs.map(({ dir, idx }) => ({ dir, idx })) }), encoding: 'utf8', maxBuffer: 1 << 26 });
   assert.equal(py.status, 0, py.stderr);
