@@ -16,6 +16,7 @@ import { readdirSync, readFileSync, lstatSync, mkdirSync, writeFileSync } from '
 import { fileURLToPath } from 'node:url';
 import { loadAttention } from '../bindings/attention.mjs';
 import { createRng, mix32, STREAM } from '../web/train/rng.js';
+import { encodeSafetensors } from '../web/train/safetensors.js';
 import { nanoGPTState, MODELS_DIR } from './train-models.mjs';
 
 export const CORPUS_DIR = '/usr/share/games/fortunes';
@@ -67,47 +68,6 @@ export function crossEntropy(logits, target, V) {
     sum += Math.log(z) + mx - logits[r * V + target[r]];
   }
   return sum / target.length;
-}
-
-// float32 -> float16 bits, round to nearest even (the weights' range has no overflow; subnormals kept).
-const f32 = new Float32Array(1), u32 = new Uint32Array(f32.buffer);
-export function toHalf(x) {
-  f32[0] = x;
-  const b = u32[0], sign = (b >>> 16) & 0x8000, e = (b >>> 23) & 0xff, m = b & 0x7fffff;
-  if (e === 0xff) return sign | 0x7c00 | (m ? 0x200 : 0);
-  const exp = e - 127 + 15;
-  if (exp >= 0x1f) return sign | 0x7c00;
-  if (exp <= 0) {
-    if (exp < -10) return sign;
-    const mm = m | 0x800000, shift = 14 - exp;
-    let h = mm >>> shift;
-    const rest = mm & ((1 << shift) - 1), half = 1 << (shift - 1);
-    if (rest > half || (rest === half && (h & 1))) h++;
-    return sign | h;
-  }
-  let h = (exp << 10) | (m >>> 13);
-  const rest = m & 0x1fff;
-  if (rest > 0x1000 || (rest === 0x1000 && (h & 1))) h++;
-  return sign | h;
-}
-
-// [{name, shape, data: Float32Array}] -> safetensors bytes, every tensor F16.
-export function encodeF16(tensors, metadata) {
-  const header = { __metadata__: metadata };
-  let offset = 0;
-  for (const t of tensors) { header[t.name] = { dtype: 'F16', shape: t.shape, data_offsets: [offset, offset + 2 * t.data.length] }; offset += 2 * t.data.length; }
-  const json = new TextEncoder().encode(JSON.stringify(header));
-  const headerLength = Math.ceil(json.length / 8) * 8;
-  const out = new Uint8Array(8 + headerLength + offset);
-  const view = new DataView(out.buffer);
-  view.setBigUint64(0, BigInt(headerLength), true);
-  out.set(json, 8);
-  out.fill(0x20, 8 + json.length, 8 + headerLength);
-  for (const t of tensors) {
-    const begin = 8 + headerLength + header[t.name].data_offsets[0];
-    t.data.forEach((v, i) => view.setUint16(begin + 2 * i, toHalf(v), true));
-  }
-  return out;
 }
 
 // The held-out loss of weights `bytes` through core.run: FINAL_WINDOWS windows of the held-out text.
@@ -165,7 +125,7 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const seconds = (Date.now() - started) / 1000;
   const params = trainer.params();
   const metadata = { format: 'pt', module: 'GPT', config: JSON.stringify(config), corpus: 'fortunes', seed: String(SEED), step: String(steps) };
-  const bytes = encodeF16(nanoGPTState(params, config), metadata);
+  const bytes = encodeSafetensors(nanoGPTState(params, config), metadata, { dtype: 'F16' });
   trainer.delete();
   const heldout = heldoutLoss(core, config, bytes, heldIds);
   const card = {
