@@ -24,13 +24,6 @@ bool matches(const char* pattern, const char* name) {
   return (*pattern == '?' || *pattern == *name) && matches(pattern + 1, name + 1);
 }
 
-int64_t dim_named(const std::vector<std::string>& dims, std::initializer_list<const char*> names) {
-  for (size_t d = 0; d < dims.size(); ++d)
-    for (const char* name : names)
-      if (dims[d] == name) return static_cast<int64_t>(d);
-  return -1;
-}
-
 // The node of the last step named `name`, -1 when none is.
 int32_t step_node(const Context& ctx, const std::string& name) {
   int32_t node = -1;
@@ -78,7 +71,8 @@ std::vector<Cell> cells_of(const Context& ctx, const PatchingSpec& p, const std:
     for (const std::string& pattern : p.steps) hit = hit || matches(pattern.c_str(), n.name.c_str());
     if (!hit) continue;
     matched = true;
-    const int64_t bd = dim_named(n.dims, {"batch"}), hd = dim_named(n.dims, {"heads", "kv_heads"}), sd = dim_named(n.dims, {"seq", "seq_q"});
+    const CellDims cd = cell_dims(n.dims);
+    const int64_t bd = cd.batch, hd = cd.heads, sd = cd.seq;
     if (bd < 0 || (by_head && hd < 0) || (by_pos && sd < 0)) continue;
     const Tensor& t = ctx.nodes()[u(n.node)].out;
     const int64_t H = by_head ? t.size(hd) : 1, T = by_pos ? t.size(sd) : 1;
@@ -97,23 +91,9 @@ std::vector<Cell> cells_of(const Context& ctx, const PatchingSpec& p, const std:
   return cells;
 }
 
-// The cell's cells of row `row` (1 = in the cell), on the step's tensor.
+// The cell's elements of row `row` (1 = in the cell), on the step's tensor.
 Tensor cell_mask(const Cell& c, const Tensor& t, int64_t row) {
-  const std::vector<std::string>& dims = c.step->dims;
-  const int64_t bd = dim_named(dims, {"batch"}), hd = dim_named(dims, {"heads", "kv_heads"}), sd = dim_named(dims, {"seq", "seq_q"});
-  Tensor sel = Tensor::zeros(t.shape());
-  float* m = sel.data();
-  const Shape& s = t.shape();
-  std::vector<int64_t> coord(s.size(), 0);
-  for (int64_t i = 0, n = sel.numel(); i < n; ++i) {
-    m[i] = coord[u(bd)] == row && (c.head == Attrs::kAll || coord[u(hd)] == c.head) &&
-                   (c.position == Attrs::kAll || coord[u(sd)] == c.position) ? 1.f : 0.f;
-    for (size_t d = s.size(); d-- > 0;) {
-      if (++coord[d] < s[d]) break;
-      coord[d] = 0;
-    }
-  }
-  return sel;
+  return select_cells(t.shape(), cell_dims(c.step->dims), row, c.head, c.position);
 }
 
 // Ops whose output row t (along dim 1 of a (B, T, C) tensor) reads only row t of their (B, T, ·)
@@ -234,7 +214,7 @@ PatchingResult activation_patching(const Context& ctx, const PatchingSpec& p, co
   };
   for (const Cell& c : cells_of(ctx, p, field)) {
     const Tensor& act = nodes[u(c.step->node)].out;
-    const int64_t bd = dim_named(c.step->dims, {"batch"});
+    const int64_t bd = cell_dims(c.step->dims).batch;
     float value;
     if (row) {  // the cell of the corrupted row alone (batch 0 there) from the clean row's values
       const Context::Named& mine = row->named_steps()[u(c.step - named.data())];
@@ -285,7 +265,8 @@ PatchingResult attribution_patching(const Context& ctx, const PatchingSpec& p, c
       step = c.step;
       const Tensor act = nodes[u(step->node)].out.contiguous();
       const Tensor grad = grads[u(step->node)].defined() ? grads[u(step->node)].contiguous() : Tensor::zeros(act.shape());
-      const int64_t bd = dim_named(step->dims, {"batch"}), hd = dim_named(step->dims, {"heads", "kv_heads"}), sd = dim_named(step->dims, {"seq", "seq_q"});
+      const CellDims cd = cell_dims(step->dims);
+      const int64_t bd = cd.batch, hd = cd.heads, sd = cd.seq;
       const Shape& shape = act.shape();
       H = hd < 0 ? 1 : shape[u(hd)], P = sd < 0 ? 1 : shape[u(sd)];
       sums.assign(u(H * P), 0.0);

@@ -89,6 +89,16 @@ Tensor window_mask(const std::vector<int64_t>& q_positions, const std::vector<in
 // An intervention (Context::step applies them; tape/ops/intervene.cpp): prev with the cells of sel
 // (prev's shape, 1 = selected) set as how.set says, from src (the step's value as computed).
 Var intervene(Context& ctx, const Var& prev, const Var& src, const Tensor& sel, Attrs how);
+// The dims of a step an intervention or a patching cell indexes, by the step's named dims: batch,
+// heads (or kv_heads), seq (or seq_q); -1 where it has none.
+struct CellDims {
+  int64_t batch = -1, heads = -1, seq = -1;
+};
+CellDims cell_dims(const std::vector<std::string>& dims);
+// 1 where the index along each of d's dims is the one given (Attrs::kAll: any), 0 elsewhere: the
+// selection (`shape`) an intervene node takes. An index given for a dim the step lacks, or one
+// outside it, selects nothing.
+Tensor select_cells(const Shape& shape, const CellDims& d, int64_t batch, int64_t head, int64_t position);
 
 // Losses, each a 0-d tensor. target: a's shape (F.mse_loss, mean); targets: one class id per row of
 // logits (..., V), rows equal to ignore_index skipped (F.cross_entropy, mean over the others).

@@ -61,6 +61,27 @@ int64_t dim_named(const std::vector<std::string>& dims, std::initializer_list<co
 
 }  // namespace
 
+CellDims cell_dims(const std::vector<std::string>& dims) {
+  return {dim_named(dims, {"batch"}), dim_named(dims, {"heads", "kv_heads"}), dim_named(dims, {"seq", "seq_q"})};
+}
+
+Tensor select_cells(const Shape& shape, const CellDims& d, int64_t batch, int64_t head, int64_t position) {
+  const auto at = [](const std::vector<int64_t>& coord, int64_t dim, int64_t index) {
+    return index == Attrs::kAll || (dim >= 0 && coord[static_cast<size_t>(dim)] == index);
+  };
+  Tensor sel = Tensor::zeros(shape);
+  float* m = sel.data();
+  std::vector<int64_t> coord(shape.size(), 0);
+  for (int64_t i = 0, n = sel.numel(); i < n; ++i) {
+    m[i] = at(coord, d.batch, batch) && at(coord, d.heads, head) && at(coord, d.seq, position) ? 1.f : 0.f;
+    for (size_t k = shape.size(); k-- > 0;) {
+      if (++coord[k] < shape[k]) break;
+      coord[k] = 0;
+    }
+  }
+  return sel;
+}
+
 // The small build never records one (base/build.hpp): its descriptor keeps the name only.
 const OpDef intervene_op = kInterp ? OpDef{"intervene", intervene_forward, intervene_attrs, intervene_call, intervene_backward}
                                    : OpDef{"intervene", nullptr, no_attrs, plain_call, nullptr};
@@ -80,8 +101,8 @@ void Context::intervene_step(const char* name, Var& v, const std::vector<std::st
     if (iv.step != full) continue;
     intervened[k] = true;
     const std::string at = "interventions." + std::to_string(k), said = "interventions[" + std::to_string(k) + "]";
-    const int64_t hd = dim_named(dims, {"heads", "kv_heads"}), sd = dim_named(dims, {"seq", "seq_q"}),
-                  bd = dim_named(dims, {"batch"});
+    const CellDims cd = cell_dims(dims);
+    const int64_t hd = cd.heads, sd = cd.seq, bd = cd.batch;
     Attrs a;
     a.set = static_cast<int>(iv.set);
     a.at_head = iv.head;
@@ -122,22 +143,7 @@ void Context::intervene_step(const char* name, Var& v, const std::vector<std::st
         fail_at(at + ".set", said, ".set \"mean\" averages over the batch and position dims: step '", full, "' has neither (its dims are ",
                 dims_text(dims), ")");
     }
-    // the selected cells: 1 where every given index matches
-    Tensor sel = Tensor::zeros(v.shape());
-    float* m = sel.data();
-    const Shape& s = v.shape();
-    std::vector<int64_t> coord(s.size(), 0);
-    for (int64_t i = 0, n = sel.numel(); i < n; ++i) {
-      const bool pick = (iv.head == Attrs::kAll || coord[static_cast<size_t>(hd)] == iv.head) &&
-                        (row == Attrs::kAll || coord[static_cast<size_t>(sd)] == row) &&
-                        (iv.batch == Attrs::kAll || coord[static_cast<size_t>(bd)] == iv.batch);
-      m[i] = pick ? 1.f : 0.f;
-      for (size_t d = s.size(); d-- > 0;) {
-        if (++coord[d] < s[d]) break;
-        coord[d] = 0;
-      }
-    }
-    v = intervene(*this, v, computed, sel, std::move(a));
+    v = intervene(*this, v, computed, select_cells(v.shape(), cd, iv.batch, iv.head, row), std::move(a));
   }
 }
 
