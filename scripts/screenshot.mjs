@@ -4,8 +4,10 @@
 // docs/screenshot-phone-360.png and -phone-390.png, printing where the input, the heatmap and the
 // first step card are, docs/screenshot-train.png: training mode (#train=induction) mid-run,
 // once the held-out accuracy has passed --accuracy, and docs/screenshot-generate.png: Generate
-// mode after running its seeded GPT to 16 tokens.
-//   node scripts/screenshot.mjs [--sentence "..."] [--out docs/screenshot.png] [--only page|phone|train|generate] [--accuracy 0.9]
+// mode after running the shipped language model to 16 tokens, and docs/screenshot-lab.png: the
+// experiments lab on the shipped induction model (#experiment=induction) with the heads ranked and
+// the first of them switched off.
+//   node scripts/screenshot.mjs [--sentence "..."] [--out docs/screenshot.png] [--only page|phone|train|generate|lab] [--accuracy 0.9]
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -19,6 +21,7 @@ const out = resolve(root, opt('--out', 'docs/screenshot.png'));
 const phoneOut = (width) => out.replace(/\.png$/, `-phone-${width}.png`);
 const trainOut = out.replace(/\.png$/, '-train.png');
 const generateOut = out.replace(/\.png$/, '-generate.png');
+const labOut = out.replace(/\.png$/, '-lab.png');
 const only = opt('--only', '');
 const accuracy = Number(opt('--accuracy', '0.9'));
 
@@ -39,7 +42,7 @@ async function trainShot(context, url) {
   await page.close();
 }
 
-// Generate mode: the seeded GPT continues a prompt, 16 tokens with the KV cache.
+// Generate mode: the shipped language model continues a prompt, 16 tokens with the KV cache.
 async function generateShot(context, url) {
   const { page, errors } = await openPage(context, `${url}#generate=1&genprompt=to+be+or+not+to&genmax=16&genseed=3`);
   await page.setViewportSize({ width: 1366, height: 1000 });
@@ -51,6 +54,25 @@ async function generateShot(context, url) {
   mkdirSync(dirname(generateOut), { recursive: true });
   await page.screenshot({ path: generateOut });
   console.log(`wrote ${generateOut}`);
+  if (errors.length) console.log(`page errors:\n${errors.join('\n')}`);
+  await page.close();
+}
+
+// The experiments lab: the heads ranked, the one ranked first pressed (switched off).
+async function labShot(context, url) {
+  const { page, errors } = await openPage(context, `${url}#experiment=induction`);
+  await page.setViewportSize({ width: 1366, height: 1060 });
+  await page.waitForFunction(() => window.playground.experiment()?.patching.cells.length > 0, null, { timeout: 60000 });
+  await page.getByTestId('exp-rank-run').click();
+  await page.waitForFunction(() => window.playground.experiment()?.ranking.length > 0, null, { timeout: 60000 });
+  const [top] = (await page.evaluate(() => window.playground.experiment())).ranking;
+  await page.locator(`[data-testid="exp-head"][data-layer="${top.layer}"][data-head="${top.head}"]`).click();
+  await page.waitForFunction(() => window.playground.experiment()?.ablated.length === 1);
+  await page.evaluate(() => { document.activeElement.blur(); document.getElementById('experiments').scrollIntoView(); });
+  await page.waitForTimeout(300);
+  await page.screenshot({ path: labOut });
+  const e = await page.evaluate(() => window.playground.experiment());
+  console.log(`wrote ${labOut} (layer ${top.layer}, head ${top.head} off: held-out accuracy ${e.baseline_accuracy.toFixed(4)} -> ${e.accuracy.toFixed(4)})`);
   if (errors.length) console.log(`page errors:\n${errors.join('\n')}`);
   await page.close();
 }
@@ -118,6 +140,7 @@ const browser = await launch();
 try {
   if (!only || only === 'train') await trainShot(browser.context, server.url);
   if (!only || only === 'generate') await generateShot(browser.context, server.url);
+  if (!only || only === 'lab') await labShot(browser.context, server.url);
   if (!only || only === 'page') await pageShots(browser.context, server.url);
   if (!only || only === 'phone') await phoneShots(server.url);
 } finally {

@@ -74,15 +74,21 @@ Outputs Trainer::forward(Context& ctx, const std::vector<Tensor>& inputs, bool i
   return module_->forward(leaves(ctx, inputs, input_grads), ctx);
 }
 
-TrainStep Trainer::forward_backward(Context& ctx, const std::vector<Tensor>& inputs, const Tensor& target, bool input_grads) {
+TrainStep Trainer::forward_loss(Context& ctx, const std::vector<Tensor>& inputs, const Tensor& target, bool input_grads) {
   if (loss_.fn.empty()) fail_at("loss", "no loss: give the scenario a \"loss\" field");
   TrainStep r;
   r.outputs = forward(ctx, inputs, input_grads);
   const Var loss = loss_of(ctx, r.outputs, target);
   r.loss = loss.t.data()[0];
+  r.loss_node = loss.id;
   if (!std::isfinite(r.loss))
     fail_at("loss", "the loss is ", r.loss, ": the model diverged (lower the learning rate) or the inputs overflow float32");
-  r.node_grads = backward(ctx.nodes(), loss.id);
+  return r;
+}
+
+TrainStep Trainer::forward_backward(Context& ctx, const std::vector<Tensor>& inputs, const Tensor& target, bool input_grads) {
+  TrainStep r = forward_loss(ctx, inputs, target, input_grads);
+  r.node_grads = backward(ctx.nodes(), r.loss_node);
   grads_.assign(params_.size(), Tensor());
   for (size_t i = 0; i < params_.size(); ++i) {
     const int32_t node = ctx.param_node(*params_[i].second);

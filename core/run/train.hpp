@@ -21,6 +21,7 @@ struct LossSpec {
 
 struct TrainStep {
   float loss = 0;
+  int32_t loss_node = -1;          // the loss's node on `ctx`'s tape (when recorded)
   Outputs outputs;                 // the forward's outputs (on the tape)
   std::vector<Tensor> node_grads;  // dL/d(node) per node of `ctx`'s tape (when kept)
 };
@@ -39,6 +40,8 @@ class Trainer {
   // every node in the returned step. target: the loss's target (mse: the output's shape; cross
   // entropy: class ids as floats, one per row; sum: undefined).
   TrainStep forward_backward(Context& ctx, const std::vector<Tensor>& inputs, const Tensor& target, bool input_grads = true);
+  // The forward and its loss alone (no backward; node_grads empty): an evaluation's loss.
+  TrainStep forward_loss(Context& ctx, const std::vector<Tensor>& inputs, const Tensor& target, bool input_grads = false);
   // zero_grad, forward_backward, clip, optimizer.step(): PyTorch's training step. Returns the loss.
   float step(const std::vector<Tensor>& inputs, const Tensor& target);
 

@@ -45,7 +45,8 @@ Result run(const Scenario& s) {
         r.grads.push_back({session.params()[i].first, g.defined() ? g : Tensor::zeros(session.params()[i].second->shape())});
       }
   } else {
-    r = s.has_loss ? session.gradients(s.trace) : session.forward(s.trace);
+    // a loss without grads or trace needs no backward (an evaluation: the loss and the outputs)
+    r = s.has_loss ? session.gradients(s.trace, s.grads || s.trace) : session.forward(s.trace);
     if (s.has_loss && !s.grads) r.grads.clear();
   }
   if (s.return_inputs)

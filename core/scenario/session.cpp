@@ -219,18 +219,19 @@ void Session::interpret(const Context& ctx, Result& r) {
   }
 }
 
-Result Session::gradients(bool trace) {
-  Context ctx(*gen_, s_.train, trace, true);
+Result Session::gradients(bool trace, bool backward) {
+  Context ctx(*gen_, s_.train, trace, backward);
   intervene_in(ctx);
-  const TrainStep t = trainer_->forward_backward(ctx, inputs_, target_);
+  const TrainStep t = backward ? trainer_->forward_backward(ctx, inputs_, target_) : trainer_->forward_loss(ctx, inputs_, target_);
   if (kInterp) ctx.check_interventions(s_.module);
   Result r;
   r.module = s_.module;
   r.has_loss = true;
   r.loss = t.loss;
   add_outputs(r, collect_outputs(t.outputs, ctx));
-  r.steps = ctx.steps(&t.node_grads);
   r.attention = trainer_->module().attention();
+  if (!backward) return r;
+  r.steps = ctx.steps(&t.node_grads);
   for (size_t i = 0; i < params().size(); ++i) {
     const Tensor& g = grads()[i];
     r.grads.push_back({params()[i].first, g.defined() ? g : Tensor::zeros(params()[i].second->shape())});

@@ -23,7 +23,9 @@ class Session {
   // On the current inputs: the outputs (steps when trace); with the scenario's loss, its value and
   // every gradient (grads, and each traced step's); one training step (needs "optimize").
   Result forward(bool trace);
-  Result gradients(bool trace);
+  // One forward, its loss and (backward) the gradients; without backward the loss alone (a
+  // scenario with "loss" but neither "grads" nor "trace": an evaluation).
+  Result gradients(bool trace, bool backward = true);
   float step();
   // Token by token from the ids input (the scenario's "generate"; the module must generate).
   std::unique_ptr<Generation> generation();

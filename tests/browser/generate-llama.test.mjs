@@ -34,7 +34,7 @@ test('a rope + GQA GPT from a PyTorch fixture generates its ids with a cache of 
   const scenario = json(`${name}.scenario.json`), expected = json(`${name}.expected.json`);
   const c = scenario.config, g = scenario.generate;
   const fields = {
-    generate: '1', genseed: scenario.seed, genvocab: c.vocab_size, genblock: c.block_size, genlayers: c.n_layer, genheads: c.n_head,
+    generate: '1', genmodel: 'seeded', genseed: scenario.seed, genvocab: c.vocab_size, genblock: c.block_size, genlayers: c.n_layer, genheads: c.n_head,
     genembd: c.n_embd, genbias: c.bias ? '1' : '0', genrope: '1', genkvheads: c.num_kv_heads, gentemp: g.temperature,
     genmax: g.max_new_tokens, genprompt: scenario.inputs[0].data.map((id) => CHARS[id]).join(''),
   };

@@ -2,8 +2,8 @@
 // link with a PyTorch fixture's config, seed and prompt steps 8 tokens, shows 8 attention rows, the
 // cache (1, n_head, prompt + 8, head_dim) and the fixture's ids, then runs to the fixture's end;
 // cached and uncached logits agree within 1e-5 and both times are shown; a slider's release
-// generates again with the new setting (the core's ids for it); the default link opens a seeded
-// GPT and reads in Chinese; the weights picker's nanoGPT checkpoint generates PyTorch's ids.
+// generates again with the new setting (the core's ids for it); the default link opens the shipped
+// language model (the core's ids) and reads in Chinese; the weights picker's nanoGPT checkpoint generates PyTorch's ids.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, before } from 'node:test';
@@ -39,7 +39,7 @@ async function settled(page, n) {
 function linkOf(scenario, extra = {}) {
   const c = scenario.config, g = scenario.generate;
   const fields = {
-    generate: '1', genseed: scenario.seed, genvocab: c.vocab_size, genblock: c.block_size, genlayers: c.n_layer, genheads: c.n_head,
+    generate: '1', genmodel: 'seeded', genseed: scenario.seed, genvocab: c.vocab_size, genblock: c.block_size, genlayers: c.n_layer, genheads: c.n_head,
     genembd: c.n_embd, genbias: c.bias ? '1' : '0', gentemp: g.temperature, gentopk: g.top_k ?? 0, gentopp: g.top_p ?? 0,
     genmax: g.max_new_tokens, genprompt: scenario.inputs[0].data.map((id) => CHARS[id]).join(''), ...extra,
   };
@@ -108,17 +108,23 @@ test('the greedy fixture through the link, and a slider released: the same step 
   assert.deepEqual(errors, []);
 });
 
-test('#generate=1 opens a seeded GPT (27 characters, block 32, 2 layers, 2 heads, 32 wide); Chinese texts; a bad prompt character is named', async () => {
+test('#generate=1 opens the shipped language model (fortunes: 4 layers, 4 heads, 128 wide) and draws the core\'s ids; Chinese texts; a bad prompt character is named', async () => {
   const { page, errors } = await open('#generate=1&lang=zh');
   assert.match(await page.locator('#h-generation').textContent(), /生成/);
+  assert.match(await page.getByTestId('generate-model').textContent(), /models\/fortunes\/model\.safetensors/);
   await page.getByTestId('generate-step').click();
   await settled(page, 1);
   const g = await generation(page);
-  const P = Array.from('to be or not to').length;
+  const prompt = 'to be or not to', P = Array.from(prompt).length;
   assert.equal(g.steps, 1);
-  assert.deepEqual(g.cacheShape, [1, 2, P + 1, 16]);
+  assert.deepEqual(g.cacheShape, [1, 4, P + 1, 32]);
+  const card = JSON.parse(readFileSync(new URL('../../web/public/models/fortunes/card.json', import.meta.url), 'utf8'));
+  const weights = new Uint8Array(readFileSync(new URL('../../web/public/models/fortunes/model.safetensors', import.meta.url)));
+  const ids = Array.from(prompt, (c) => card.vocab.indexOf(c));
+  const want = core.run({ module: 'GPT', config: card.config, seed: 1, inputs: [{ name: 'idx', shape: [1, P], data: ids }], generate: { max_new_tokens: 1, temperature: 1 } }, { weights });
+  assert.deepEqual(g.ids, want.ids[0], 'the page draws the core\'s token from the language model');
   assert.match(await page.getByTestId('generate-status').textContent(), /已生成 1/);
-  await page.getByTestId('generate-prompt').fill('to be?');
+  await page.getByTestId('generate-prompt').fill('to be中');
   await page.locator('[data-control="genprompt"] [data-testid="error"]').waitFor();
   assert.equal(await generation(page), null);
   await page.getByTestId('generate-prompt').fill('to be');
@@ -131,7 +137,7 @@ test('a nanoGPT checkpoint from the weights picker (scripts/export_nanogpt.py) g
   const scenario = json('nanogpt/nanogpt_char_greedy.scenario.json'), expected = json('nanogpt/nanogpt_char_greedy.expected.json');
   const vocab = json('nanogpt/nanogpt_char.vocab.json').tokens;
   const prompt = scenario.inputs[0].data.map((id) => (vocab[id] === '\n' ? '↵' : vocab[id])).join('');
-  const hash = `#${new URLSearchParams({ generate: '1', module: 'GPT', config: JSON.stringify({ GPT: scenario.config }), gentemp: '0', genmax: '8', genprompt: prompt })}`;
+  const hash = `#${new URLSearchParams({ generate: '1', genmodel: 'seeded', module: 'GPT', config: JSON.stringify({ GPT: scenario.config }), gentemp: '0', genmax: '8', genprompt: prompt })}`;
   // before the file, the seeded model's 27 characters lack the prompt's capitals: the prompt says so
   const { page, errors } = await open(hash, { ready: false });
   await page.locator('[data-control="genprompt"] [data-testid="error"]').waitFor();

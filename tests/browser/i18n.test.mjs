@@ -109,7 +109,7 @@ test('lang=zh shows Chinese headings, labels, step explanations and checks, and 
 test('every preset in Chinese: its labels, notes, checks and steps have no English UI phrase', async () => {
   const { page, errors } = await openPage(browser.context, `${server.url}#lang=zh`);
   const ids = await page.locator('[data-preset]').evaluateAll((bs) => bs.map((b) => b.dataset.preset));
-  assert.equal(ids.length, 6);
+  assert.equal(ids.length, 7);
   for (const id of ids) {
     const button = page.locator(`[data-preset="${id}"]`);
     assert.match(await button.textContent(), CJK, id);

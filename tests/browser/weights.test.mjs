@@ -122,3 +122,29 @@ test('a trained Transformer with its vocabulary: typed words become its ids and 
   await checkAgainstPyTorch(page, 'module_Transformer');
   assert.deepEqual(errors, []);
 });
+
+test('the language-model preset: its button loads the shipped GPT by name, the sentence runs through the weights trained on English (the core\'s logits), and the link reloads it', async () => {
+  const { loadAttention } = await import('../../bindings/attention.mjs');
+  const core = await loadAttention();
+  const card = JSON.parse(readFileSync(new URL('../../web/public/models/fortunes/card.json', import.meta.url), 'utf8'));
+  const weights = new Uint8Array(readFileSync(new URL('../../web/public/models/fortunes/model.safetensors', import.meta.url)));
+  const { page, errors } = await openPage(browser.context, server.url);
+  await page.locator('[data-preset="fortunes"]').click();
+  await page.waitForFunction(() => window.playground.result()?.module === 'GPT', null, { timeout: 30000 });
+  const state = await page.evaluate(() => window.playground.state());
+  assert.equal(state.weights, 'models/fortunes/model.safetensors');
+  assert.deepEqual(state.config.GPT, card.config, 'the preset\'s config is the card\'s');
+  const ids = Array.from(state.text, (c) => card.vocab.indexOf(c));
+  const want = core.run({ module: 'GPT', config: card.config, seed: 1, inputs: [{ name: 'idx', shape: [1, ids.length], data: ids }] }, { weights });
+  const got = await page.evaluate(() => Array.from(window.playground.result().outputs[0].data));
+  const c = compare(Float32Array.from(got), want.outputs[0].data);
+  assert.ok(c.ok, `max |page - core| = ${c.maxAbs}`);
+  const link = await page.evaluate(() => window.playground.link());
+  const { page: again } = await openPage(browser.context, link);
+  await again.waitForFunction(() => window.playground.result()?.module === 'GPT' && window.playground.state().weights === 'models/fortunes/model.safetensors', null, { timeout: 30000 });
+  const again2 = await again.evaluate(() => Array.from(window.playground.result().outputs[0].data));
+  assert.deepEqual(again2, got);
+  assert.deepEqual(errors, []);
+  await page.close();
+  await again.close();
+});

@@ -14,6 +14,8 @@ import { lang, pickLang, setLang, t, tCore } from '../../web/i18n.js';
 import { en as pageEn } from '../../web/locales/en.js';
 import { genEn } from '../../web/locales/gen.en.js';
 import { genZh } from '../../web/locales/gen.zh.js';
+import { labEn } from '../../web/locales/lab.en.js';
+import { labZh } from '../../web/locales/lab.zh.js';
 import { modernEn } from '../../web/locales/modern.en.js';
 import { modernZh } from '../../web/locales/modern.zh.js';
 import { trainEn } from '../../web/locales/train.en.js';
@@ -21,8 +23,8 @@ import { trainZh } from '../../web/locales/train.zh.js';
 import { coreZh, zh as pageZh } from '../../web/locales/zh.js';
 
 // Every part of each language, as the page holds them once every mode has opened.
-const en = { ...pageEn, ...trainEn, ...genEn, ...modernEn };
-const zh = { ...pageZh, ...trainZh, ...genZh, ...modernZh };
+const en = { ...pageEn, ...trainEn, ...genEn, ...labEn, ...modernEn };
+const zh = { ...pageZh, ...trainZh, ...genZh, ...labZh, ...modernZh };
 
 const web = fileURLToPath(new URL('../../web/', import.meta.url));
 const params = (text) => [...text.matchAll(/\{(\w+)\}/g)].map((m) => m[1]).sort();
@@ -38,7 +40,7 @@ function sources(dir = web) {
 }
 
 test('English and Chinese have the same keys, the same parameters, and no empty text', () => {
-  for (const part of [pageEn, trainEn, genEn, modernEn]) {
+  for (const part of [pageEn, trainEn, genEn, labEn, modernEn]) {
     assert.ok(Object.keys(part).every((key) => Object.keys(en).filter((k) => k === key).length === 1), 'no key in two parts');
   }
   assert.deepEqual(Object.keys(zh).sort(), Object.keys(en).sort());

@@ -35,5 +35,9 @@ export function exposeHooks(getPage) {
     // Generate mode: {ids (prompt + generated), steps (tokens generated), cacheShape ((1, n_head, t,
     // head_dim) of the KV cache), cacheBytesPerToken, running}; null outside the mode or without a session.
     generation: () => structuredClone(mode('generate')?.generation() ?? null),
+    // Experiments mode: {task, source, ablated: [[layer, head]], accuracy, baseline_accuracy, loss,
+    // prob, ranking: [{layer, head, accuracy}] (empty until ranked), patching: {cells, ...}, lens,
+    // dla, inputs, latencyMs (the last press to its numbers)}; null outside the mode or before its numbers.
+    experiment: () => structuredClone(mode('experiment')?.experiment() ?? null),
   };
 }

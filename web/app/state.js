@@ -1,14 +1,15 @@
 // The whole page state as one declared schema: every mode declares its fields (fields.js beside
-// its code: playground/, train/, generate/) and they are merged here; every control reads and
+// its code: playground/, train/, generate/, lab/) and they are merged here; every control reads and
 // writes a field, and the state round-trips through the URL hash, so any view is a shareable link.
 // fieldProblem() is the one validator of a field's value: links, the playground's form and the
 // modes' panels all ask it. link.js reads and writes links; app/page.js owns the one live copy.
 import { fields as generateFields } from '../generate/fields.js';
+import { fields as labFields } from '../lab/fields.js';
 import { t } from '../i18n.js';
 import { fields as playgroundFields } from '../playground/fields.js';
 import { fields as trainFields } from '../train/fields.js';
 
-export const schema = Object.freeze({ ...playgroundFields, ...trainFields, ...generateFields });
+export const schema = Object.freeze({ ...playgroundFields, ...trainFields, ...generateFields, ...labFields });
 
 export function defaultState() {
   const state = {};

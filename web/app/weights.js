@@ -47,6 +47,34 @@ export function setWeights(page, weights, error = null, { from = null, patch = {
   page.set({ ...patch, weights: weights && !weights.fromTraining ? weights.name : '' }, { from });
 }
 
+// A model the page ships (web/public/models/<id>/, npm run train-models / train-lm) names its
+// weights by this path: the state's `weights` holding it fetches the file (a link with it works
+// anywhere), with the vocabulary of its card (card.json `vocab`, one character per token) when it has one.
+export const SHIPPED_WEIGHTS = /^models\/([a-z]+)\/model\.safetensors$/;
+export const LANGUAGE_MODEL = 'models/fortunes/model.safetensors';
+
+const shippedCache = new Map();
+
+// The shipped weights of `name` (a SHIPPED_WEIGHTS path) as readWeightFiles gives a file, fetched once per page.
+export function loadShippedWeights(core, name) {
+  if (!SHIPPED_WEIGHTS.test(name)) return Promise.reject(new Error(t('weights.notShipped', { name })));
+  if (!shippedCache.has(name)) {
+    const url = (file) => new URL(name.replace(/model\.safetensors$/, file), document.baseURI);
+    const get = async (file) => {
+      const r = await fetch(url(file));
+      if (!r.ok) throw new Error(t('weights.fetchFailed', { url: url(file).href, status: r.status }));
+      return r;
+    };
+    const p = Promise.all([get('model.safetensors').then((r) => r.arrayBuffer()), get('card.json').then((r) => r.json())]).then(([buffer, card]) => {
+      const weights = loadWeightsFromBuffer(core, name, buffer);
+      return { ...weights, shipped: true, card, ...(card.vocab ? { vocab: Array.from(card.vocab), vocabName: name.replace(/model\.safetensors$/, 'card.json') } : {}) };
+    });
+    p.catch(() => shippedCache.delete(name));
+    shippedCache.set(name, p);
+  }
+  return shippedCache.get(name);
+}
+
 // Files picked or dropped: the model (a .safetensors file) and its vocabulary (a .json file),
 // either or both. current: the weights loaded now (a vocabulary alone belongs to them).
 // Returns {weights, error}: the new weights (or the current ones when only the vocabulary was

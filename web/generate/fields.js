@@ -1,10 +1,13 @@
-// Generate mode's fields of the one state (app/state.js): on/off, the seeded GPT (genseed,
+// Generate mode's fields of the one state (app/state.js): on/off, the model (genmodel: the shipped
+// language model, or the seeded GPT), the seeded GPT (genseed,
 // genvocab characters, genblock, genlayers, genheads, genembd, genbias, and the core GPT's
 // Llama-style options: rope instead of wpe, num_kv_heads 0 = n_head, window 0 = none), the prompt
 // and the sampling (gentemp; gentopk / gentopp 0 = off), max new tokens and the KV cache.
 
 export const fields = {
   generate: { type: 'bool', default: false },
+  // '' = the language model the page ships (models/fortunes/, loaded when the mode opens), 'seeded' = the gen* GPT
+  genmodel: { type: 'enum', values: ['', 'seeded'], default: '' },
   genseed: { type: 'int', default: 1, min: 0, max: 4294967295, label: 'seed' },
   genprompt: { type: 'string', default: 'to be or not to' },
   gentemp: { type: 'number', default: 1, min: 0, max: 5, label: 'temperature' },

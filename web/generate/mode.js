@@ -5,6 +5,7 @@
 // the sliders redraw the bars from the last logits while they move (the core's own filter:
 // core.nextTokenDistribution) and generate again from the prompt (same seed) when released.
 import { controlFor } from '../app/errors.js';
+import { LANGUAGE_MODEL, loadShippedWeights } from '../app/weights.js';
 import { fieldMessage, fieldProblem, schema } from '../app/state.js';
 import { addLocale, t, translatePage } from '../i18n.js';
 import { genEn } from '../locales/gen.en.js';
@@ -24,11 +25,17 @@ const locale = addLocale({ en: genEn, zh: () => import('../locales/gen.zh.js').t
 const $ = (id) => document.getElementById(id);
 const tokenLabel = (tok) => (tok === ' ' ? '␣' : tok === '\n' ? '↵' : tok);
 
-// The state's model: the playground's GPT weights file (its config from the module form), or a seeded one.
+// The state's model: the playground's GPT weights file (its config from the module form), the
+// shipped language model (fetched the first time: null until then, and a rebuild when it is in), or a seeded one.
 function currentSpec(g) {
   const { state, weights, core } = g.page;
   const info = core.modules().find((m) => m.id === 'GPT');
-  return modelSpec(state, weights, info ? moduleConfig(state, info) : {});
+  const spec = modelSpec(state, weights, info ? moduleConfig(state, info) : {}, g.lm);
+  if (!spec && !g.lmLoading) {
+    g.lmLoading = loadShippedWeights(core, LANGUAGE_MODEL).then((lm) => { g.lm = lm; g.key = ''; syncGeneration(g); },
+      (e) => { g.promptError = e; g.views.panel.showError('genprompt', e.message); });
+  }
+  return spec;
 }
 
 // A new session from the state, run to `steps` tokens (a slider's release keeps the count).
@@ -38,6 +45,7 @@ function rebuild(g, steps = 0) {
   g.views.panel.clearErrors();
   try {
     const spec = currentSpec(g);
+    if (!spec) { g.gen.close(); g.version++; scheduleDraw(g); return; }
     g.gen.start(spec, promptIds(g.page.state.genprompt, spec.tokens), sampling(g.page.state), g.page.state.genmax, steps);
   } catch (e) {
     g.gen.close();
@@ -115,9 +123,10 @@ function panelData(g, s) {
   const generated = s ? generatedCount(s) : 0;
   return {
     state, shown, vocabSize: s?.spec.config.vocab_size ?? state.genvocab, maxNew: state.genmax, generated, layers,
-    layer: Math.min(g.layer ?? layers - 1, layers - 1), fromFile: s?.spec.source === 'file', running: !!s?.running,
+    layer: Math.min(g.layer ?? layers - 1, layers - 1), fromFile: !!s && s.spec.source !== 'seeded', running: !!s?.running,
     done: !s || !!s.error || s.tokens.true.length + s.pending >= s.maxNew + 1, error: !!(s?.error || g.promptError),
-    modelText: !s ? '' : s.spec.source === 'file' ? t('gen.modelFile', { name: s.spec.name, config: JSON.stringify(s.spec.config) })
+    modelText: !s ? t('gen.modelLoading') : s.spec.source === 'file' ? t('gen.modelFile', { name: s.spec.name, config: JSON.stringify(s.spec.config) })
+      : s.spec.source === 'shipped' ? t('gen.modelShipped', { name: s.spec.name, config: JSON.stringify(s.spec.config), loss: g.lm.card.heldout.loss_nats_per_char })
       : t('gen.modelSeeded', { seed: s.spec.seed, config: JSON.stringify(s.spec.config) }),
     cache: shape ? { shape, bytes: last.cache.bytes, layers, perToken: cacheBytesPerToken(last.cache) } : null,
   };

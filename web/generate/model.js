@@ -11,12 +11,17 @@ export const CHECK_ATOL = 1e-5;   // cached vs recomputed logits agree within th
 
 // The model of a state: the playground's GPT file when one is loaded (its tensors name
 // transformer.wte.weight and the playground's module is GPT; config from the module form,
-// vocabulary from the file's vocab.json), else a seeded GPT from the gen* fields.
-export function modelSpec(state, weights, gptConfig) {
+// vocabulary from the file's vocab.json), else the shipped language model (`lm`: app/weights.js
+// loadShippedWeights; null while it loads, and then so is the spec) unless genmodel is 'seeded',
+// else a seeded GPT from the gen* fields.
+export function modelSpec(state, weights, gptConfig, lm = null) {
   const fromFile = !!weights && state.module === 'GPT' && weights.tensors.some((x) => x.name === 'transformer.wte.weight');
   if (fromFile) {
     const tokens = weights.vocab ?? CHARS.slice(0, gptConfig.vocab_size);
     return { source: 'file', name: weights.name, config: { ...gptConfig }, seed: state.genseed, tokens, bytes: weights.bytes };
+  }
+  if (state.genmodel !== 'seeded') {
+    return lm && { source: 'shipped', name: lm.name, config: { ...lm.card.config }, seed: state.genseed, tokens: lm.vocab, bytes: lm.bytes };
   }
   const config = { vocab_size: state.genvocab, block_size: state.genblock, n_layer: state.genlayers, n_head: state.genheads,
     n_embd: state.genembd, dropout: 0, bias: state.genbias };

@@ -61,6 +61,7 @@ export const trainEn = {
   'training.exportWeights': 'Weights (.safetensors)',
   'training.exportRun': 'Run (JSON)',
   'training.toPlayground': 'Show in the playground',
+  'training.toLab': 'Experiment on this model',
   'training.chartHeading': 'Loss and accuracy',
   'training.headsHeading': 'Attention as it learns',
   'training.axisStep': 'step',

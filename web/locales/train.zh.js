@@ -59,6 +59,7 @@ export const trainZh = {
   'training.exportWeights': '权重（.safetensors）',
   'training.exportRun': '训练记录（JSON）',
   'training.toPlayground': '在演练场中查看',
+  'training.toLab': '在这个模型上做实验',
   'training.chartHeading': '损失与准确率',
   'training.headsHeading': '注意力如何学会',
   'training.axisStep': '步',

@@ -3,6 +3,7 @@
 // through app/page.js setState and recompute here; another mode's edit (training's model, a weights
 // file) reaches it through sync(). Views take data and draw, and tell the mode what a reader chose.
 import { controlFor } from '../app/errors.js';
+import { loadShippedWeights, setWeights, SHIPPED_WEIGHTS } from '../app/weights.js';
 import { t } from '../i18n.js';
 import { attentionSources } from './attention-data.js';
 import { computeChecks } from './checks.js';
@@ -112,11 +113,26 @@ export function recompute(pg) {
   pg.page.scheduler.now(() => recomputeNow(pg));
 }
 
+// Weights the page ships, named by the state (a preset, a link): fetched once, then set as a picked file is.
+function fetchShipped(pg, name) {
+  if (pg.shippedLoading === name) return;
+  pg.shippedLoading = name;
+  loadShippedWeights(pg.page.core, name).then((w) => {
+    if (pg.page.state.weights === name) setWeights(pg.page, w, null);
+  }, (e) => {
+    if (pg.page.state.weights === name) setWeights(pg.page, null, e);
+  }).finally(() => { pg.shippedLoading = null; });
+}
+
 // The plan of the state (or of a notebook's given inputs), or a PageError for the control at fault.
 function planOf(pg, info, view) {
   const { state, weights, weightsError } = pg.page;
   checkPageFields(state, view.show);
   if (weightsError) throw new PageError(weightsError.message, 'weights');
+  if (SHIPPED_WEIGHTS.test(state.weights) && weights?.name !== state.weights) {
+    fetchShipped(pg, state.weights);
+    throw new PageError(t('weights.loadingShipped', { name: state.weights }), 'weights');
+  }
   if (state.weights && !weights) throw new PageError(t('weights.linkNeedsFile', { name: state.weights }), 'weights');
   const options = { returnParams: pg.backend.needsParams(), rules: pg.rules };
   return pg.given ? pg.page.notebook.planGiven(pg.given, info, { ...options, train: state.trainmode, grads: state.grads })

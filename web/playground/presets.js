@@ -22,6 +22,9 @@ export const tables = {
   },
 };
 
+// The language model the page ships (npm run train-lm: web/public/models/fortunes/card.json's config).
+export const LANGUAGE_MODEL_CONFIG = Object.freeze({ vocab_size: 96, block_size: 64, n_layer: 4, n_head: 4, n_embd: 128, dropout: 0, bias: true });
+
 export const presets = [
   {
     id: 'default',
@@ -78,6 +81,16 @@ export const presets = [
       module: 'SplitHeadsMultiHeadAttention', seed: 0, source: 'randn', kv: 'same', batch: 2, seqT: 5, seqS: 6,
       causal: false, pairing: 'cross', trainmode: true,
       config: { SplitHeadsMultiHeadAttention: { d_model: 64, num_heads: 8, dropout: 0.1 } },
+    },
+  },
+  {
+    // the default sentence through a model that has read English: its heads' attention is learned
+    id: 'fortunes',
+    get label() { return t('preset.fortunes.label'); },
+    get help() { return t('preset.fortunes.help'); },
+    state: {
+      module: 'GPT', text: DEFAULT_SENTENCE, tokenizer: 'char', seed: 1, trainmode: false, source: 'embedding', pairing: 'one',
+      weights: 'models/fortunes/model.safetensors', config: { GPT: { ...LANGUAGE_MODEL_CONFIG } },
     },
   },
 ];

@@ -56,7 +56,9 @@ function pickPreset(pg, preset) {
   const { text, text2, lang: language, config, weights } = pg.page.state;
   const kept = Object.fromEntries(['train', 'trainseed', ...TRAIN_OVERRIDES].map((k) => [k, pg.page.state[k]]));
   const patch = presetState(preset, { under: { text, text2, lang: language, config, weights, ...kept } });
-  if (leavesTrainedWeights(pg, patch.module)) setWeights(pg.page, null, null, { from: 'playground', patch });
+  // the shipped weights a preset brought (the language model) go with a preset that has none
+  const leavesShipped = !!pg.page.weights?.shipped && preset.state.weights === undefined;
+  if (leavesTrainedWeights(pg, patch.module) || leavesShipped) setWeights(pg.page, null, null, { from: 'playground', patch });
   else pg.page.set(patch, { from: 'playground' });
   pg.mode.renderControls(pg);
   pg.mode.recompute(pg);
@@ -142,6 +144,7 @@ function wireHeader(pg) {
     page.set({ train: page.state.train || 'induction', ...Object.fromEntries(TRAIN_OVERRIDES.map((k) => [k, trainFields[k].default])) });
   });
   $('gen-mode').addEventListener('click', () => page.set({ generate: true }));
+  $('lab-mode').addEventListener('click', () => page.set({ experiment: page.state.experiment || page.state.train || 'induction' }));
 }
 
 // Everything a reader edits: the config panel, presets, the backend card, trained weights, the

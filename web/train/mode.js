@@ -117,6 +117,8 @@ function command(tr, name) {
     exportWeights: () => exportFile(tr, 'weights'),
     exportRun: () => exportFile(tr, 'run'),
     playground: () => toPlayground(tr),
+    // the run's model into the experiments lab (it reads training's weights: app/weights.js)
+    experiment: () => toPlayground(tr).then(() => { if (tr.page.weights?.fromTraining) tr.page.set({ experiment: tr.page.state.train, expsource: 'trained' }); }),
   };
   Promise.resolve(actions[name]?.()).catch(() => {});
   scheduleDraw(tr, true);
@@ -165,7 +167,7 @@ function controlsData(tr, run) {
   return {
     values: shownValues(tr.page.state), explainKey: task?.explainKey, patternKey: task?.patternKey, running: run.running,
     // Train stays enabled (pressed) while it runs: a second press changes nothing.
-    enabled: { train: (idle || run.running) && run.step < s.steps, pause: run.running, step: idle, reset: has, exportWeights: has, exportRun: has, playground: has },
+    enabled: { train: (idle || run.running) && run.step < s.steps, pause: run.running, step: idle, reset: has, exportWeights: has, exportRun: has, playground: has, experiment: has },
     stats: { step: `${s.step} / ${s.steps}`, loss: num(s.loss, 4), heldout: num(s.heldout, 3), batch: num(s.trainAccuracy, 3), speed: run.step ? num(s.stepsPerSecond, 0) : '—' },
     raw: { loss: s.loss, heldout: s.heldout }, status: statusText(run),
   };

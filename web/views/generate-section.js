@@ -10,6 +10,13 @@ const MARKUP = `
 <p class="hint" data-i18n="gen.intro">nanoGPT's GPT continues a prompt one character at a time, with the same ids PyTorch draws for the same seed. Each new token's attention over everything before it, the probabilities it was drawn from, and the KV cache it fills are drawn as it grows.</p>
 <div class="train-grid">
   <div class="card train-panel" id="gen-controls">
+    <div class="field" data-control="genmodel">
+      <label for="genmodel" data-i18n="gen.model">Model</label>
+      <select id="genmodel" data-gen-field="genmodel" data-testid="generate-model-select">
+        <option value="" data-i18n="gen.modelLm">The language model the page ships (fortunes)</option>
+        <option value="seeded" data-i18n="gen.modelSeededOption">A seeded GPT (the settings below)</option>
+      </select>
+    </div>
     <p id="gen-model" class="hint" data-testid="generate-model"></p>
     <div class="field" data-control="genprompt">
       <label for="gen-prompt" data-i18n="gen.prompt">Prompt</label>

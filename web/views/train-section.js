@@ -94,6 +94,7 @@ const MARKUP = `
       <button type="button" data-command="exportWeights" data-testid="train-export-weights" data-i18n="training.exportWeights">Weights (.safetensors)</button>
       <button type="button" data-command="exportRun" data-testid="train-export-run" data-i18n="training.exportRun">Run (JSON)</button>
       <button type="button" data-command="playground" data-testid="train-playground" data-i18n="training.toPlayground">Show in the playground</button>
+      <button type="button" data-command="experiment" data-testid="train-experiment" data-i18n="training.toLab">Experiment on this model</button>
     </div>
   </div>
   <div class="train-views">
