@@ -19,6 +19,7 @@
 #include "base/tensor.hpp"       // Tensor: shape + strides, views for view/transpose/chunk
 #include "base/random.hpp"       // Generator: PyTorch 1.13's CPU generator (manual_seed, rand, randn, nn.Linear init)
 #include "base/safetensors.hpp"  // a state_dict saved as safetensors (F32, F16, BF16) -> tensors
+#include "base/threads.hpp"      // parallel_for: the work split across threads, never a sum (ATTENTION_THREADS)
 #include "kernels/kernels.hpp"   // Kernels: scalar reference + xsimd versions of the inner loops
 #include "math/ops.hpp"          // on tensors: linear, matmul, softmax, masked_fill, layer_norm, gelu, embedding, ...
 #include "tape/tape.hpp"         // Context, Var, Node, Step: the typed record of a forward pass (the steps)

@@ -8,9 +8,13 @@
 #include <cstring>
 
 #include "base/error.hpp"
+#include "base/threads.hpp"
 #include "kernels/kernels.hpp"
 
 namespace attn {
+
+// linear()'s rows per chunk across threads: a multiple of every table's row tile (kernels_simd.hpp).
+constexpr size_t kGemmRows = 64;
 
 Tensor linear(const Tensor& x_, const Tensor& weight, const Tensor& bias) {
   const int64_t IC = weight.size(1), OC = weight.size(0);
@@ -23,7 +27,14 @@ Tensor linear(const Tensor& x_, const Tensor& weight, const Tensor& bias) {
   const int64_t R = IC ? x.numel() / IC : numel(Shape(x.shape().begin(), x.shape().end() - 1));
   const Tensor b = bias.defined() ? bias.contiguous() : Tensor();
   const auto u = [](int64_t v) { return static_cast<size_t>(v); };
-  kernels().gemm_nt(out.data(), x.data(), w.data(), b.defined() ? b.data() : nullptr, u(R), u(OC), u(IC), u(IC), u(IC), u(OC));
+  // Rows in chunks of kGemmRows across the threads: each output of gemm_nt is the same chain of
+  // multiply-adds whatever rows share its call, in calls of more than half a vector of rows
+  // (kernels_simd.hpp), and every chunk has at least kGemmRows: the same numbers at any thread count.
+  const Kernels& k = kernels();
+  const float* bp = b.defined() ? b.data() : nullptr;
+  parallel_for(u(R), kGemmRows, [&](size_t r0, size_t r1) {
+    k.gemm_nt(out.data() + r0 * u(OC), x.data() + r0 * u(IC), w.data(), bp, r1 - r0, u(OC), u(IC), u(IC), u(IC), u(OC));
+  });
   return out;
 }
 
@@ -49,8 +60,11 @@ Tensor matmul(const Tensor& a_, const Tensor& b) {
   const Kernels& k = kernels();
   float* op = out.data();
   const float *ap = a.data(), *bp = bc.data();
-  for (int64_t i = 0; i < nb; ++i)
-    k.gemm_nn(op + i * M * N, ap + i * M * K, bp + (b_batched ? i * K * N : 0), u(M), u(N), u(K), u(K), u(N), u(N));
+  // one product per batch entry, the entries across the threads
+  parallel_for(u(nb), 1, [&](size_t i0, size_t i1) {
+    for (size_t i = i0; i < i1; ++i)
+      k.gemm_nn(op + i * u(M * N), ap + i * u(M * K), bp + (b_batched ? i * u(K * N) : 0), u(M), u(N), u(K), u(K), u(N), u(N));
+  });
   return out;
 }
 
@@ -78,43 +92,48 @@ Tensor attention_heads(const Tensor& q_, const Tensor& k_, const Tensor& v_, int
   // the values, read in place, are C floats apart (3 KiB at d_model 768: 4 sets). Packed, both
   // products run 10-25 % faster (AVX-512, 1x512x768).
   const int64_t vw = static_cast<int64_t>(kern.width), Sp = (S + vw - 1) / vw * vw, LK = Sp + 16;
-  // One buffer for the three, each start on a cache line (a vector load across two lines costs two)
   const auto line = [](int64_t n) { return (n + 15) / 16 * 16; };
-  std::vector<float> buf(static_cast<size_t>(line(D * LK) + line(S * D) + line(std::min(TB, T) * Sp) + 16));
-  float* const kt = buf.data() + (16 - (reinterpret_cast<uintptr_t>(buf.data()) / sizeof(float)) % 16) % 16;
-  float* const vh = kt + line(D * LK);
-  float* const scores = vh + line(S * D);
   const auto u = [](int64_t x) { return static_cast<size_t>(x); };
   // x / scale is x * (1 / scale) to the bit when scale is a power of two (sqrt of head dims 4, 16,
   // 64, 256): a multiply then, a division otherwise
   int scale_exp = 0;
   const bool exact_inverse = std::frexp(scale, &scale_exp) == 0.5f && std::isnormal(1.f / scale);
-  for (int64_t b = 0; b < B; ++b)
-    for (int64_t h = 0; h < H; ++h) {
-      // K.transpose(-2, -1) of this head, packed (D x S) as matmul packs it; 16 keys at a time, so
-      // each row of kt is written a cache line at a time while those keys' rows stay in L1
-      const float* kp = k.data() + b * S * C + h * D;
-      for (int64_t s0 = 0; s0 < S; s0 += 16) {
-        const int64_t s1 = std::min(S, s0 + 16);
-        for (int64_t d = 0; d < D; ++d)
-          for (int64_t s = s0; s < s1; ++s) kt[d * LK + s] = kp[s * C + d];
-      }
-      const float* vp = v.data() + b * S * C + h * D;
-      for (int64_t s = 0; s < S; ++s) std::memcpy(vh + s * D, vp + s * C, u(D) * sizeof(float));
-      for (int64_t t0 = 0; t0 < T; t0 += TB) {
-        const int64_t tb = std::min(TB, T - t0);
-        kern.gemm_nn(scores, q.data() + (b * T + t0) * C + h * D, kt, u(tb), u(Sp), u(D), u(C), u(LK), u(Sp));
-        float* sc = scores;  // tb rows of Sp: S scores, then padding that nothing below reads
-        if (exact_inverse) kern.scale(sc, 1.f / scale, u(tb * Sp));
-        else
-          for (int64_t i = 0; i < tb * Sp; ++i) sc[i] /= scale;  // divided, as div_scalar (not * 1/scale)
-        for (int64_t r = 0; r < tb; ++r) kern.softmax(sc + r * Sp, u(S));
-        if (weights)
-          for (int64_t r = 0; r < tb; ++r)
-            std::memcpy(weights->data() + ((b * H + h) * T + t0 + r) * S, sc + r * Sp, u(S) * sizeof(float));
-        kern.gemm_nn(out.data() + (b * T + t0) * C + h * D, sc, vh, u(tb), u(D), u(S), u(Sp), u(D), u(C));
-      }
+  // One head of one batch entry, with its buffers: K^T (kt), the values (vh), a block's scores.
+  const auto head = [&](int64_t b, int64_t h, float* kt, float* vh, float* scores) {
+    // K.transpose(-2, -1) of this head, packed (D x S) as matmul packs it; 16 keys at a time, so
+    // each row of kt is written a cache line at a time while those keys' rows stay in L1
+    const float* kp = k.data() + b * S * C + h * D;
+    for (int64_t s0 = 0; s0 < S; s0 += 16) {
+      const int64_t s1 = std::min(S, s0 + 16);
+      for (int64_t d = 0; d < D; ++d)
+        for (int64_t s = s0; s < s1; ++s) kt[d * LK + s] = kp[s * C + d];
     }
+    const float* vp = v.data() + b * S * C + h * D;
+    for (int64_t s = 0; s < S; ++s) std::memcpy(vh + s * D, vp + s * C, u(D) * sizeof(float));
+    for (int64_t t0 = 0; t0 < T; t0 += TB) {
+      const int64_t tb = std::min(TB, T - t0);
+      kern.gemm_nn(scores, q.data() + (b * T + t0) * C + h * D, kt, u(tb), u(Sp), u(D), u(C), u(LK), u(Sp));
+      float* sc = scores;  // tb rows of Sp: S scores, then padding that nothing below reads
+      if (exact_inverse) kern.scale(sc, 1.f / scale, u(tb * Sp));
+      else
+        for (int64_t i = 0; i < tb * Sp; ++i) sc[i] /= scale;  // divided, as div_scalar (not * 1/scale)
+      for (int64_t r = 0; r < tb; ++r) kern.softmax(sc + r * Sp, u(S));
+      if (weights)
+        for (int64_t r = 0; r < tb; ++r)
+          std::memcpy(weights->data() + ((b * H + h) * T + t0 + r) * S, sc + r * Sp, u(S) * sizeof(float));
+      kern.gemm_nn(out.data() + (b * T + t0) * C + h * D, sc, vh, u(tb), u(D), u(S), u(Sp), u(D), u(C));
+    }
+  };
+  // The (batch, head) pairs across the threads, each chunk with its own buffers (one buffer for
+  // the three, each start on a cache line: a vector load across two lines costs two); a pair is
+  // computed the same way whichever chunk holds it.
+  parallel_for(u(B * H), 1, [&](size_t p0, size_t p1) {
+    std::vector<float> buf(static_cast<size_t>(line(D * LK) + line(S * D) + line(std::min(TB, T) * Sp) + 16));
+    float* const kt = buf.data() + (16 - (reinterpret_cast<uintptr_t>(buf.data()) / sizeof(float)) % 16) % 16;
+    float* const vh = kt + line(D * LK);
+    float* const scores = vh + line(S * D);
+    for (size_t pair = p0; pair < p1; ++pair) head(static_cast<int64_t>(pair) / H, static_cast<int64_t>(pair) % H, kt, vh, scores);
+  });
   return out;
 }
 

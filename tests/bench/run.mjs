@@ -116,8 +116,11 @@ function coreState() {
     native_built: built('build/native/libattention.a'), wasm_built: built('build/wasm/attention.wasm') };
 }
 
+// The native benches run one thread, as every peer here (the core's pool takes ATTENTION_THREADS,
+// else every core: base/threads.hpp); ATTENTION_THREADS=2 npm run bench times two.
 function runJson(cmd, args) {
-  const r = spawnSync(cmd, args, { cwd: ROOT, encoding: 'utf8', maxBuffer: 1 << 26 });
+  const env = { ...process.env, ATTENTION_THREADS: process.env.ATTENTION_THREADS ?? '1' };
+  const r = spawnSync(cmd, args, { cwd: ROOT, env, encoding: 'utf8', maxBuffer: 1 << 26 });
   if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} failed (${r.status}): ${r.stderr}`);
   return JSON.parse(r.stdout);
 }

@@ -174,6 +174,8 @@ test('in Chinese, and on a phone: the head grid and the metric on the first scre
   const e = await experiment(page);
   assert.ok(e.accuracy < e.baseline_accuracy);
   assert.match(await tile(page, 1, 2).getAttribute('title'), /已关掉/);
+  await page.getByTestId('exp-clean').fill('AB?');
+  await page.getByTestId('exp-error').filter({ hasText: 'expclean：“?”不是该任务的词元' }).waitFor();
   await page.close();
   const phone = await launch({ viewport: { width: 360, height: 780 }, hasTouch: true, isMobile: true, deviceScaleFactor: 2 });
   try {

@@ -15,8 +15,9 @@ struct Proc {
   std::string out;
 };
 
-Proc run_cli(const std::string& args) {
-  const std::string cmd = std::string(ATTN_CLI_PATH) + " " + args + " 2>&1";
+// The CLI with `env` (VAR=value) set for it.
+Proc run_cli_env(const std::string& env, const std::string& args) {
+  const std::string cmd = (env.empty() ? "" : env + " ") + std::string(ATTN_CLI_PATH) + " " + args + " 2>&1";
   FILE* p = popen(cmd.c_str(), "r");
   Proc r{-1, ""};
   if (!p) return r;
@@ -27,6 +28,8 @@ Proc run_cli(const std::string& args) {
   r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
   return r;
 }
+
+Proc run_cli(const std::string& args) { return run_cli_env("", args); }
 
 }  // namespace
 
@@ -84,4 +87,17 @@ TEST_CASE("attention-cli rejects bad input with one line and a non-zero exit", "
   std::remove(bad.c_str());
   CHECK(run_cli("run /nonexistent/file.json").status == 1);
   CHECK(run_cli("frobnicate").status == 2);
+}
+
+TEST_CASE("attention-cli takes ATTENTION_THREADS strictly: 2 gives the bytes of 1; 0 or words are refused by name", "[cli][threads]") {
+  const std::string fixture = fixtures::dir() + "/" + fixtures::names().front() + ".scenario.json";
+  const Proc one = run_cli_env("ATTENTION_THREADS=1", "run " + fixture), two = run_cli_env("ATTENTION_THREADS=2", "run " + fixture);
+  REQUIRE(one.status == 0);
+  CHECK(two.out == one.out);
+  for (const char* bad : {"0", "many", "65"}) {
+    const Proc p = run_cli_env(std::string("ATTENTION_THREADS=") + bad, "run " + fixture);
+    INFO(p.out);
+    CHECK(p.status != 0);
+    CHECK(p.out.find(std::string("ATTENTION_THREADS (") + bad + ") must be a whole number from 1 to 64") != std::string::npos);
+  }
 }

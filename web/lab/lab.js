@@ -5,7 +5,9 @@
 // the corruption proposed for each, and what is read off the core's results.
 import { previousOccurrence } from '../train/patterns.js';
 
-const fail = (message, field) => { throw Object.assign(new Error(message), { field }); };
+// A refusal: an Error whose message is English (the CLI's and the tests' language) and whose
+// `key` and `params` give the page the same sentence in its own language (locales/lab.*.js).
+const fail = (message, field, key, params) => { throw Object.assign(new Error(message), { field, key, params }); };
 
 // A model's layers and heads, the step holding head h's output (its `heads` dim: what an
 // ablation or a head's patching cell selects), each layer's attention weights, and the residual
@@ -19,7 +21,7 @@ export function archOf({ module, config }) {
     return { layers: config.num_layers, heads: config.num_heads, head: (l) => `layers.${l}.attn.context_vec_heads`, headPattern: 'layers.*.attn.context_vec_heads',
       weights: (l) => `layers.${l}.attn.attn_weights`, residual: ['x', 'layers.*.norm1', 'layers.*.norm2'], dla: false };
   }
-  return fail(`module "${module}" has no experiments: the lab questions a GPT or a CausalTransformer`, 'module');
+  return fail(`module "${module}" has no experiments: the lab questions a GPT or a CausalTransformer`, 'module', 'lab.badModule', { module });
 }
 
 // "0.2,1.1" -> [[0, 2], [1, 1]], sorted, each head once. Throws naming the item and the rule.
@@ -27,9 +29,11 @@ export function parseAblate(text, layers, heads) {
   const out = new Map();
   for (const item of text.split(',').map((s) => s.trim()).filter(Boolean)) {
     const m = /^(\d+)\.(\d+)$/.exec(item);
-    if (!m) fail(`ablate: "${item}" is not <layer>.<head> (two whole numbers, as 1.2)`, 'ablate');
+    if (!m) fail(`ablate: "${item}" is not <layer>.<head> (two whole numbers, as 1.2)`, 'ablate', 'lab.badAblate', { item });
     const l = Number(m[1]), h = Number(m[2]);
-    if (l >= layers || h >= heads) fail(`ablate: "${item}" is not a head of this model (layers 0 to ${layers - 1}, heads 0 to ${heads - 1})`, 'ablate');
+    if (l >= layers || h >= heads) {
+      fail(`ablate: "${item}" is not a head of this model (layers 0 to ${layers - 1}, heads 0 to ${heads - 1})`, 'ablate', 'lab.noHead', { item, layer: layers - 1, head: heads - 1 });
+    }
     out.set(l * heads + h, [l, h]);
   }
   return [...out.keys()].sort((a, b) => a - b).map((k) => out.get(k));
@@ -89,10 +93,12 @@ export function analysisScenarios(model, clean, corrupted, position, token, wron
 // reads all but the last, and position i's answer is token i + 1. Throws naming the rule broken.
 export function sequenceIds(task, text, blockSize, which) {
   const chars = Array.from(text);
-  if (chars.length < 2 || chars.length > blockSize + 1) fail(`${which}: ${chars.length} tokens; a sequence here has 2 to ${blockSize + 1} (the model reads all but the last)`, which);
+  if (chars.length < 2 || chars.length > blockSize + 1) {
+    fail(`${which}: ${chars.length} tokens; a sequence here has 2 to ${blockSize + 1} (the model reads all but the last)`, which, 'lab.seqLength', { which, n: chars.length, max: blockSize + 1 });
+  }
   return chars.map((c) => {
     const id = task.vocab.indexOf(c);
-    if (id < 0) fail(`${which}: "${c}" is not a token of the task (${task.vocab.join('')})`, which);
+    if (id < 0) fail(`${which}: "${c}" is not a token of the task (${task.vocab.join('')})`, which, 'lab.seqToken', { which, token: c, vocab: task.vocab.join('') });
     return id;
   });
 }

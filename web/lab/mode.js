@@ -14,7 +14,8 @@ import { formatAblate, inputOf, parseAblate, patchingGrid, proposeCorruption, ra
 const locale = addLocale({ en: labEn, zh: () => import('../locales/lab.zh.js').then((m) => m.labZh) });
 const $ = (id) => document.getElementById(id);
 export const HELDOUT = 256;
-const fail = (message, field) => { throw Object.assign(new Error(message), { field }); };
+// A refusal in the page's language; key and params say it again after a language switch.
+const fail = (key, params, field) => { throw Object.assign(new Error(t(key, params)), { field, key, params }); };
 
 // A safetensors file's __metadata__ (the page's own exports and the shipped models name their task, module, config and seed).
 export function safetensorsMetadata(bytes) {
@@ -27,15 +28,15 @@ async function loadModel(page, state) {
   const task = getTask(state.experiment);
   if (state.expsource) {
     const w = page.weights, trained = state.expsource === 'trained';
-    if (!w || !!w.fromTraining !== trained) fail(t(trained ? 'lab.noTrained' : 'lab.noFile', { task: task.id }), 'expsource');
+    if (!w || !!w.fromTraining !== trained) fail(trained ? 'lab.noTrained' : 'lab.noFile', { task: task.id }, 'expsource');
     const meta = safetensorsMetadata(w.bytes);
-    if (meta.task !== task.id || !meta.config) fail(t('lab.otherTask', { name: w.name, task: meta.task ?? '—', want: task.id }), 'expsource');
+    if (meta.task !== task.id || !meta.config) fail('lab.otherTask', { name: w.name, task: meta.task ?? '—', want: task.id }, 'expsource');
     return { task, module: meta.module ?? 'CausalTransformer', config: JSON.parse(meta.config), seed: Number(meta.seed ?? 1), weights: w.bytes.slice(), name: w.name, source: state.expsource };
   }
   const dir = new URL(`models/${task.id}/`, document.baseURI);
   const get = async (name) => {
     const r = await fetch(new URL(name, dir));
-    if (!r.ok) fail(t('lab.fetchFailed', { url: new URL(name, dir).href, status: r.status }), 'experiment');
+    if (!r.ok) fail('lab.fetchFailed', { url: new URL(name, dir).href, status: r.status }, 'experiment');
     return r;
   };
   const [card, bytes] = await Promise.all([get('card.json').then((r) => r.json()), get('model.safetensors').then((r) => r.arrayBuffer())]);
@@ -52,11 +53,11 @@ function readInputs(L, state) {
   const clean = sequenceIds(task, cleanText, blockOf(L.model), 'expclean');
   const T = clean.length - 1;
   const pos = state.exppos < 0 ? T - 1 : state.exppos;
-  if (pos >= T) fail(t('lab.posPast', { pos, last: T - 1 }), 'exppos');
+  if (pos >= T) fail('lab.posPast', { pos, last: T - 1 }, 'exppos');
   const proposed = proposeCorruption(task, clean, pos);
   const corruptText = state.expcorrupt || (proposed ? sequenceText(task, proposed) : cleanText);
   const corrupted = sequenceIds(task, corruptText, blockOf(L.model), 'expcorrupt');
-  if (corrupted.length !== clean.length) fail(t('lab.lengths', { a: corrupted.length, b: clean.length }), 'expcorrupt');
+  if (corrupted.length !== clean.length) fail('lab.lengths', { a: corrupted.length, b: clean.length }, 'expcorrupt');
   return { clean, corrupted, pos, T, cleanText, corruptText, token: clean[pos + 1], wrong: corrupted[pos + 1], key: `${cleanText}|${corruptText}|${pos}` };
 }
 
@@ -210,7 +211,7 @@ function draw(L) {
   const { state } = L.page;
   const err = L.error;
   L.els.error.hidden = !err;
-  L.els.error.textContent = err ? err.message : '';
+  L.els.error.textContent = err ? (err.key ? t(err.key, err.params) : err.message) : '';
   for (const el of [L.els.clean, L.els.corrupted, L.els.pos]) el.removeAttribute('aria-invalid');
   const bad = { expclean: L.els.clean, expcorrupt: L.els.corrupted, exppos: L.els.pos }[err?.field];
   if (bad) bad.setAttribute('aria-invalid', 'true');

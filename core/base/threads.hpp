@@ -1,0 +1,39 @@
+// The core's threads: parallel_for splits a range of independent items (a GEMM's rows, the
+// (batch, head) pairs of an attention, a batch of products) into contiguous chunks, runs them on a
+// pool of std::threads and the calling one, and returns when all are done. The work is split,
+// never the order of a sum: each item is computed by the same code in the same order whatever the
+// thread count, so every number is the same to the bit at any count (tests/native/test_threads.cpp
+// runs every fixture at 1, 2 and 3 threads). threads(): the environment's ATTENTION_THREADS (1 to
+// 64), else the cores (at most 8). WebAssembly has no pthreads build yet: there it is 1 and
+// parallel_for is a plain call.
+#pragma once
+#include <cstddef>
+#include <functional>
+
+namespace attn {
+
+int threads();
+// Sets the pool's size (1 to 64; an error otherwise). Not while the pool computes.
+void set_threads(int n);
+
+#if defined(__EMSCRIPTEN__) && !defined(__EMSCRIPTEN_PTHREADS__)
+template <class F>
+void parallel_for(size_t n, size_t /*grain*/, F&& f) {
+  if (n) f(size_t{0}, n);
+}
+#else
+// f(begin, end) for chunks of [0, n) whose boundaries are multiples of `grain`, every chunk at
+// least `grain` items long (the last takes the rest): fewer than two grains run as one call here.
+void parallel_for_chunks(size_t n, size_t grain, const std::function<void(size_t, size_t)>& f);
+template <class F>
+void parallel_for(size_t n, size_t grain, F&& f) {
+  if (n == 0) return;
+  if (threads() == 1 || n < 2 * grain) {
+    f(size_t{0}, n);
+    return;
+  }
+  parallel_for_chunks(n, grain, std::function<void(size_t, size_t)>(f));
+}
+#endif
+
+}  // namespace attn

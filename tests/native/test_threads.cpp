@@ -1,0 +1,78 @@
+// Threads split the work, never a sum (base/threads.hpp): every fixture of tests/fixtures/ and
+// tests/fixtures/train/ (forwards, traced steps, gradients, optimizer runs, generation,
+// interpretability: result_to_json's whole text, or the error) is the same to the bit at 1, 2 and
+// 3 threads, and so are forwards big enough that linear() splits its rows (more than two chunks of
+// 64) and the fused attention its (batch, head) pairs, with and without their weights, and a
+// training step's gradients on them. ATTENTION_THREADS is read strictly.
+#include <cstdlib>
+
+#include "attention.hpp"
+#include "fixtures.hpp"
+
+namespace {
+
+std::string result_or_error(const std::string& scenario) {
+  try {
+    return attn::run_json(scenario);
+  } catch (const std::exception& e) {
+    return std::string("error: ") + e.what();
+  }
+}
+
+// The scenario's result at 1, 2 and 3 threads: all three the same text.
+void same_at_every_count(const std::string& scenario, const std::string& label) {
+  const int before = attn::threads();
+  attn::set_threads(1);
+  const std::string one = result_or_error(scenario);
+  for (int n : {2, 3}) {
+    attn::set_threads(n);
+    const std::string got = result_or_error(scenario);
+    INFO(label << " at " << n << " threads");
+    CHECK(got.size() == one.size());
+    CHECK(got == one);
+  }
+  attn::set_threads(before);
+}
+
+}  // namespace
+
+TEST_CASE("every fixture gives the same bytes at 1, 2 and 3 threads", "[threads]") {
+  size_t n = 0;
+  for (const std::string sub : {"", "train/"})
+    for (const std::string& name : fixtures::names(sub)) {
+      same_at_every_count(fixtures::read_text(fixtures::dir() + "/" + name + ".scenario.json"), name);
+      ++n;
+    }
+  CHECK(n > 100);
+}
+
+TEST_CASE("forwards that split their rows and heads across threads give the same bytes at 1, 2 and 3 threads", "[threads]") {
+  // GPT 2 x 4 heads x 96 wide on 2 x 200 tokens: every Linear has 400 rows (six chunks of 64), the
+  // attention 8 (batch, head) pairs; traced (every step, the weights) and not; then its gradients
+  std::string ids;
+  for (int i = 0; i < 400; ++i) ids += (i ? "," : "") + std::to_string((i * 7 + 3) % 50);
+  const std::string gpt = R"({"module": "GPT", "config": {"vocab_size": 50, "block_size": 256, "n_layer": 2, "n_head": 4, "n_embd": 96},
+    "seed": 3, "inputs": [{"name": "idx", "shape": [2, 200], "data": [)" + ids + "]}]}";
+  for (const char* extra : {"", R"(, "trace": true)"}) {
+    std::string s = gpt;
+    s.insert(s.size() - 1, extra);
+    same_at_every_count(s, std::string("GPT forward") + extra);
+  }
+  std::string grads = gpt;
+  grads.insert(grads.size() - 1, R"(, "loss": {"fn": "sum"}, "grads": true)");
+  same_at_every_count(grads, "GPT gradients");
+  // seed 000's MultiHeadAttention (the fused attention_heads), 3 x 5 heads, T = 130 queries over
+  // S = 77 keys (a cross-attention's shapes), with and without its weights traced
+  const std::string mha = R"({"module": "MultiHeadAttention", "config": {"d_model": 40, "num_heads": 5}, "seed": 1,
+    "inputs": [{"name": "Q", "shape": [3, 130, 40], "init": "randn"}, {"name": "K", "shape": [3, 77, 40], "init": "randn"},
+               {"name": "V", "shape": [3, 77, 40], "init": "randn"}]})";
+  same_at_every_count(mha, "MultiHeadAttention 3 x 130 x 77");
+  std::string traced = mha;
+  traced.insert(traced.size() - 1, R"(, "trace": true)");
+  same_at_every_count(traced, "MultiHeadAttention 3 x 130 x 77, traced");
+}
+
+TEST_CASE("set_threads takes 1 to 64 and names what it refused", "[threads]") {
+  CHECK_THROWS_WITH(attn::set_threads(0), Catch::Contains("threads (0) must be a whole number from 1 to 64"));
+  CHECK_THROWS_WITH(attn::set_threads(65), Catch::Contains("threads (65)"));
+}
