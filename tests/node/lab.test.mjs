@@ -11,12 +11,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { MODELS_DIR } from '../../scripts/train-models.mjs';
-import { analysisScenarios, evaluationBatch, evaluationScenario, formatAblate, inputOf, parseAblate, patchingGrid,
+import { analysisScenarios, evaluationBatch, evaluationScenario, formatAblate, parseAblate, patchingGrid,
   proposeCorruption, rankHeads, sequenceIds, sequenceText } from '../../web/lab/lab.js';
 import { HELDOUT } from '../../web/lab/mode.js';
 import { createLabController } from '../../web/lab/worker.js';
 import { accuracy } from '../../web/train/engine.js';
-import { getTask, heldOutSet, TASK_IDS } from '../../web/train/tasks.js';
+import { getTask, heldOutSet, nextTokenInputs, TASK_IDS } from '../../web/train/tasks.js';
 
 const tmp = mkdtempSync(join(tmpdir(), 'lab-'));
 after(() => rmSync(tmp, { recursive: true, force: true }));
@@ -90,7 +90,7 @@ test("the page's numbers are the core's: a press's and the analysis's scenarios 
   const { task, model, held, ask } = await labOn('induction');
   const clean = firstHeldOut(task, model.seed), pos = clean.length - 2;
   const corrupted = proposeCorruption(task, clean, pos);
-  const input = inputOf(clean);
+  const input = nextTokenInputs(clean);
   const ablated = [[0, 1], [1, 2]];
   const m = await ask({ type: 'evaluate', id: 2, ablated, mean: true, input, pos });
   const { path } = shipped('induction');

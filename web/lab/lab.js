@@ -105,17 +105,6 @@ export function sequenceIds(task, text, blockSize, which) {
 
 export const sequenceText = (task, ids) => ids.map((id) => task.vocab[id]).join('');
 
-// The full sample sequence of a task (its input and the answer after it), as text.
-export const sampleText = (task) => sequenceText(task, Array.from(task.sample.tokens));
-
-// Input (all ids but the last) and next-token targets (-100 before `from`, the task's first predictable index).
-export function inputOf(ids, from = 1) {
-  const T = ids.length - 1;
-  const idx = Float32Array.from(ids.slice(0, T));
-  const target = Float32Array.from({ length: T }, (_, i) => (i + 1 >= from ? ids[i + 1] : -100));
-  return { idx, target };
-}
-
 // Where the answer at position `pos` (token pos + 1) is read from, by the task's rule, or -1.
 function sourceOf(task, s, pos) {
   const a = pos + 1, n = task.params.n;

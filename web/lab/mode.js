@@ -5,11 +5,12 @@
 // A press on a head tile writes `ablate`; the answer's numbers are drawn when they come back.
 import { addLocale, t, translatePage } from '../i18n.js';
 import { labEn } from '../locales/lab.en.js';
-import { heldOutSet, getTask } from '../train/tasks.js';
+import { readSafetensorsHeader } from '../train/safetensors.js';
+import { heldOutSet, getTask, nextTokenInputs } from '../train/tasks.js';
 import { PATTERNS } from '../train/patterns.js';
 import { fillSection } from '../views/lab-section.js';
 import { createLabBars, createLabGrid, createLabHeads, createLabLens } from '../views/lab-views.js';
-import { formatAblate, inputOf, parseAblate, patchingGrid, proposeCorruption, rankHeads, sequenceIds, sequenceText } from './lab.js';
+import { formatAblate, parseAblate, patchingGrid, proposeCorruption, rankHeads, sequenceIds, sequenceText } from './lab.js';
 
 const locale = addLocale({ en: labEn, zh: () => import('../locales/lab.zh.js').then((m) => m.labZh) });
 const $ = (id) => document.getElementById(id);
@@ -18,10 +19,7 @@ export const HELDOUT = 256;
 const fail = (key, params, field) => { throw Object.assign(new Error(t(key, params)), { field, key, params }); };
 
 // A safetensors file's __metadata__ (the page's own exports and the shipped models name their task, module, config and seed).
-export function safetensorsMetadata(bytes) {
-  const n = Number(new DataView(bytes.buffer, bytes.byteOffset, 8).getBigUint64(0, true));
-  return JSON.parse(new TextDecoder().decode(bytes.subarray(8, 8 + n))).__metadata__ ?? {};
-}
+export const safetensorsMetadata = (bytes) => readSafetensorsHeader(bytes).header.__metadata__ ?? {};
 
 // The model the state names: {task, module, config, seed, weights, name, source}.
 async function loadModel(page, state) {
@@ -90,7 +88,7 @@ function onAnswer(L, m) {
 // --- the one update: whatever the state changed, asked in order ---
 
 function refresh(L) {
-  L.chain = L.chain.then(() => update(L)).catch((e) => showError(L, e)).then(() => draw(L));
+  L.chain = L.chain.then(() => update(L)).catch((e) => { L.error = e; }).then(() => draw(L));
 }
 
 async function update(L) {
@@ -101,7 +99,8 @@ async function update(L) {
   if (source !== L.sourceKey || L.page.weights !== L.weightsSeen && state.expsource) {
     L.sourceKey = source;
     L.weightsSeen = L.page.weights;
-    Object.assign(L, { model: null, loaded: null, metrics: null, baseline: null, ranking: null, analysis: null, evalKey: '', anaKey: '', inputs: null });
+    Object.assign(L, { model: null, loaded: null, metrics: null, baseline: null, baselineKey: '', ranking: null, analysis: null,
+      evalKey: '', anaKey: '', inputs: null });
     const model = await loadModel(L.page, state);
     const held = heldOutSet(model.task, model.seed, HELDOUT);
     const loaded = await ask(L, { type: 'load', model: { module: model.module, config: model.config, seed: model.seed }, weights: model.weights, heldout: held });
@@ -115,12 +114,11 @@ async function update(L) {
   L.inputs = inputs;
   const ablated = parseAblate(state.ablate, L.loaded.layers, L.loaded.heads);
   L.ablated = ablated;
-  const input = inputOf(inputs.clean);
+  const input = nextTokenInputs(inputs.clean);
   const evaluate = (heads) => ask(L, { type: 'evaluate', ablated: heads, mean: state.expmean, input, pos: inputs.pos });
   if (L.baselineKey !== inputs.key) {
     L.baseline = { ...(await evaluate([])), ablated: [] };
     L.baselineKey = inputs.key;
-    L.maps = L.baseline.maps;
   }
   const evalKey = `${inputs.key}|${formatAblate(ablated)}|${state.expmean}`;
   if (evalKey !== L.evalKey) {
@@ -128,7 +126,7 @@ async function update(L) {
     L.evalKey = evalKey;
     if (L.pressedAt !== null) { L.latencyMs = performance.now() - L.pressedAt; L.pressedAt = null; }
   }
-  if (L.rankKey !== `${state.expmean}` && L.ranking) L.ranking = null;
+  if (L.ranking && L.ranking.mean !== state.expmean) L.ranking = null;   // ranked with the other ablation
   if (inputs.key !== L.anaKey) {
     L.analysis = null;
     if (inputs.token !== inputs.wrong) {
@@ -136,10 +134,6 @@ async function update(L) {
     }
     L.anaKey = inputs.key;
   }
-}
-
-function showError(L, e) {
-  L.error = e;
 }
 
 // --- drawing ---
@@ -150,12 +144,12 @@ function drawMetric(L) {
   const m = L.metrics, b = L.baseline, el = L.els.metric;
   if (!m || !b) { el.replaceChildren(); return; }
   const rows = [
-    ['lab.accuracy', `${m.accuracy.toFixed(4)}`, { accuracy: m.accuracy }],
-    ['lab.baseline', `${b.accuracy.toFixed(4)}`, { baseline: b.accuracy }],
-    ['lab.loss', m.loss.toFixed(4), { loss: m.loss }],
-    ['lab.prob', m.prob === null ? '—' : m.prob.toFixed(4), { prob: m.prob ?? '' }],
-    ['lab.predicted', tok(L.model.task, m.predicted), {}],
-    ['lab.time', t('lab.ms', { ms: (L.latencyMs ?? m.ms).toFixed(1) }), {}],
+    ['lab.accuracy', m.accuracy.toFixed(4)],
+    ['lab.baseline', b.accuracy.toFixed(4)],
+    ['lab.loss', m.loss.toFixed(4)],
+    ['lab.prob', m.prob === null ? '—' : m.prob.toFixed(4)],
+    ['lab.predicted', tok(L.model.task, m.predicted)],
+    ['lab.time', t('lab.ms', { ms: (L.latencyMs ?? m.ms).toFixed(1) })],
   ];
   el.replaceChildren(...rows.flatMap(([key, text]) => {
     const dt = document.createElement('dt');
@@ -235,7 +229,7 @@ function draw(L) {
     L.els.answer.textContent = t('lab.answer', { token: tok(m.task, inputs.token), wrong: tok(m.task, inputs.wrong) });
   }
   if (L.loaded) {
-    L.views.heads.update({ layers: L.loaded.layers, heads: L.loaded.heads, T: inputs ? inputs.T : 0, maps: L.maps, ablated: new Set((L.ablated ?? []).map(([l, h]) => `${l}.${h}`)), labels: L.labels });
+    L.views.heads.update({ layers: L.loaded.layers, heads: L.loaded.heads, T: inputs ? inputs.T : 0, maps: L.baseline?.maps, ablated: new Set((L.ablated ?? []).map(([l, h]) => `${l}.${h}`)), labels: L.labels });
   }
   drawMetric(L);
   drawRank(L);
@@ -259,8 +253,7 @@ async function rank(L) {
   L.els.rankRun.disabled = true;
   try {
     const r = await ask(L, { type: 'rank', mean: L.page.state.expmean });
-    L.ranking = { rows: rankHeads(r.rows), ms: r.ms };
-    L.rankKey = `${L.page.state.expmean}`;
+    L.ranking = { rows: rankHeads(r.rows), ms: r.ms, mean: L.page.state.expmean };
   } catch (e) {
     L.error = e;
   }
@@ -290,7 +283,7 @@ function build(page) {
     answer: $('lab-answer'), mean: $('lab-mean'), metric: $('lab-metric'), rankRun: $('lab-rank-run'), note: $('lab-metric-note'),
     corrHeads: $('lab-corr-heads'), corrRes: $('lab-corr-residual') };
   const L = { page, els, open: false, ids: 0, pending: new Map(), chain: Promise.resolve(), sourceKey: '', weightsSeen: null, model: null, loaded: null,
-    pressedAt: null, latencyMs: null, ranking: null, rankKey: '' };
+    pressedAt: null, latencyMs: null, ranking: null };
   L.worker = new Worker(new URL('./worker.js', import.meta.url), { type: 'module' });
   L.worker.onmessage = (e) => onAnswer(L, e.data);
   const fig = (id) => document.querySelector(`[data-testid="${id}"]`);

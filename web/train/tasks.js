@@ -177,13 +177,19 @@ export function getTask(id) {
 
 // One full sequence S as {idx (T), target (T), from}: the next-token cut described at the top.
 function cut(task, s, from) {
-  const T = task.length;
+  return { tokens: Int32Array.from(s), ...nextTokenInputs(s, from), from, shape: [1, task.length] };
+}
+
+// A whole sequence s (T + 1 ids) as the model's input, all but the last id (idx, T), and each
+// position's next id (target, T; IGNORE before `from`). The sample's cut, the lab's sequences.
+export function nextTokenInputs(s, from = 1) {
+  const T = s.length - 1;
   const idx = new Float32Array(T), target = new Float32Array(T);
   for (let i = 0; i < T; i++) {
     idx[i] = s[i];
     target[i] = i + 1 >= from ? s[i + 1] : IGNORE;
   }
-  return { tokens: Int32Array.from(s), idx, target, from, shape: [1, T] };
+  return { idx, target };
 }
 
 // One sequence's worth of working space per length, reused: a training step draws a batch, and
