@@ -23,7 +23,59 @@ const wasmUrls = {
     simd128: new URL('../build/wasm/attention-fast.wasm', import.meta.url),
     relaxed: new URL('../build/wasm/attention-fast-relaxed.wasm', import.meta.url),
   },
+  threads: {
+    simd128: new URL('../build/wasm/attention-threads.wasm', import.meta.url),
+    relaxed: new URL('../build/wasm/attention-threads-relaxed.wasm', import.meta.url),
+  },
 };
+// The threaded build's pthreads each run in a Web Worker started from this script, which imports
+// the build's glue (given by URL: Module.mainScriptUrlOrBlob) and instantiates the module the main
+// thread compiled over the shared memory.
+const threadsWorkerUrl = new URL('../build/wasm/attention-threads.worker.js', import.meta.url);
+const threadsGlue = {
+  simd128: new URL('../build/wasm/attention-threads.js', import.meta.url),
+  relaxed: new URL('../build/wasm/attention-threads-relaxed.js', import.meta.url),
+};
+export const MAX_THREADS = 8;
+const isNode = typeof process !== 'undefined' && !!process.versions?.node;
+
+// Threads need a SharedArrayBuffer: Node has one; a page only when cross-origin isolated (served
+// with Cross-Origin-Opener-Policy: same-origin and Cross-Origin-Embedder-Policy: require-corp).
+export const threadsAvailable = () => typeof SharedArrayBuffer === 'function' && (isNode || globalThis.crossOriginIsolated === true);
+async function cores() {
+  if (isNode) {
+    const os = 'node:os';
+    const { availableParallelism, cpus } = await import(/* @vite-ignore */ os);
+    return availableParallelism?.() ?? cpus().length;
+  }
+  return globalThis.navigator?.hardwareConcurrency || 1;
+}
+
+// Node has no Web Worker: Emscripten's pthreads (built for the web) get one over worker_threads,
+// running the build's worker script with the globals a worker has (self, postMessage, onmessage).
+async function nodeWebWorker() {
+  const wt = 'node:worker_threads';
+  const url = 'node:url';
+  const [{ Worker }, { fileURLToPath }] = await Promise.all([import(/* @vite-ignore */ wt), import(/* @vite-ignore */ url)]);
+  const bootstrap = `const { parentPort, workerData } = require('node:worker_threads');
+globalThis.self = globalThis;
+globalThis.postMessage = (message, transfer) => parentPort.postMessage(message, transfer);
+parentPort.on('message', (data) => self.onmessage({ data }));
+(0, eval)(require('node:fs').readFileSync(workerData, 'utf8'));`;
+  return class NodeWebWorker {
+    constructor(url) {
+      this._w = new Worker(bootstrap, { eval: true, workerData: fileURLToPath(url) });
+      this._w.on('message', (data) => this.onmessage?.({ data }));
+      this._w.on('error', (e) => this.onerror?.(e));
+      NodeWebWorker.started.push(this._w);
+    }
+    // Once the module is ready (its pool loaded): the pool's workers never keep Node running.
+    static unrefAll() { for (const w of NodeWebWorker.started.splice(0)) w.unref(); }
+    static started = [];
+    postMessage(message, transfer) { this._w.postMessage(message, transfer); }
+    terminate() { this._w.terminate(); }
+  };
+}
 
 // A module of one function that returns f32x4.relaxed_madd of three splatted zeros (0xfd 0x85 0x02):
 // it validates exactly where the engine has relaxed SIMD.
@@ -222,6 +274,8 @@ export class AttentionCore {
   kernels() { return this._m.kernelsName(); }
   // The kernel table and the GEMM register tiles it timed fastest on this machine at start-up.
   kernelsDetail() { return this._m.kernelsDetail(); }
+  // The threads the core computes with: 1, or the threaded build's pool (loadAttention({threads})).
+  threads() { return this._m.threads(); }
   setUseSimd(on) { this._m.setUseSimd(!!on); }
   heapBytes() { return this._m.HEAPU8.length; }  // the WASM memory's size
   heapUsed() { return this._m.heapUsed(); }        // bytes allocated by malloc now
@@ -232,16 +286,48 @@ export class AttentionCore {
 // beside the glue. options.simd: 'auto' (relaxed SIMD where the engine has it, and where the
 // relaxed file is missing, as in the Python package, the plain build), 'relaxed' or 'simd128' (that
 // build or an error). options.fast: the full-speed build (the workers': a training step of a small
-// model ~8 % faster; the page's first view loads the small one).
-export async function loadAttention({ wasmBinary = null, simd = 'auto', fast = false } = {}) {
+// model ~8 % faster; the page's first view loads the small one). options.threads: 'auto' (the
+// cores, at most 8, where threads are available: threadsAvailable(); else 1) or a count from 1 to
+// 8; more than one loads the threaded build (full speed, its pool of Web Workers started with it),
+// which gives the same numbers to the bit as the others. core.threads() says how many it uses.
+export async function loadAttention({ wasmBinary = null, simd = 'auto', fast = false, threads = 'auto' } = {}) {
   if (!['auto', 'relaxed', 'simd128'].includes(simd)) throw new Error(`loadAttention: simd is '${simd}': it must be 'auto', 'relaxed' or 'simd128'`);
   if (simd === 'relaxed' && !hasRelaxedSimd()) throw new Error("loadAttention: simd is 'relaxed' but this engine does not validate relaxed SIMD (f32x4.relaxed_madd)");
   if (fast && wasmBinary) throw new Error('loadAttention: wasmBinary is the small build\'s bytes: leave fast out with it');
-  const urls = fast ? wasmUrls.fast : wasmUrls.small;
-  let bytes = wasmBinary;
-  if (!bytes && simd !== 'simd128' && hasRelaxedSimd())
+  if (threads !== 'auto' && !(Number.isInteger(threads) && threads >= 1 && threads <= MAX_THREADS))
+    throw new Error(`loadAttention: threads is ${JSON.stringify(threads)}: it must be 'auto' or a whole number from 1 to ${MAX_THREADS}`);
+  if (threads !== 'auto' && threads > 1) {
+    if (wasmBinary) throw new Error(`loadAttention: threads is ${threads} but wasmBinary is the single-thread small build's bytes: leave one out`);
+    if (!threadsAvailable()) throw new Error(`loadAttention: threads is ${threads} but this page is not cross-origin isolated (no SharedArrayBuffer): serve it with Cross-Origin-Opener-Policy: same-origin and Cross-Origin-Embedder-Policy: require-corp, or ask for 1 thread`);
+  }
+  const count = threads !== 'auto' ? threads : wasmBinary || !threadsAvailable() ? 1 : Math.min(MAX_THREADS, await cores());
+  const kind = count > 1 ? 'threads' : fast ? 'fast' : 'small';
+  const urls = wasmUrls[kind];
+  let bytes = wasmBinary, relaxed = false;
+  if (!bytes && simd !== 'simd128' && hasRelaxedSimd()) {
     bytes = simd === 'relaxed' ? await wasmBytes(urls.relaxed) : await wasmBytes(urls.relaxed).catch(() => null);
-  const create = fast ? (await import('../build/wasm/attention-fast.js')).default : createAttentionModule;
-  const module = await create({ wasmBinary: bytes ?? await wasmBytes(urls.simd128) });
+    relaxed = bytes !== null;
+  }
+  bytes ??= await wasmBytes(urls.simd128);
+  if (kind !== 'threads') {
+    const create = fast ? (await import('../build/wasm/attention-fast.js')).default : createAttentionModule;
+    return new AttentionCore(await create({ wasmBinary: bytes }));
+  }
+  // The threaded build's glue (its own for each wasm: scripts/relax-wasm.mjs) is imported by URL,
+  // here and by every worker of its pool (Module.mainScriptUrlOrBlob): one file, not bundled.
+  const glueUrl = threadsGlue[relaxed ? 'relaxed' : 'simd128'].href;
+  const glue = await import(/* @vite-ignore */ glueUrl);
+  if (isNode && typeof globalThis.Worker !== 'function') globalThis.Worker = await nodeWebWorker();
+  const module = await glue.default({
+    wasmBinary: bytes,
+    attnThreads: count,  // the pool of Web Workers: count - 1 (CMakeLists.txt, PTHREAD_POOL_SIZE)
+    mainScriptUrlOrBlob: glueUrl,
+    locateFile: () => threadsWorkerUrl.href,
+    // the main thread waits for the last chunks of a split loop: the pool's threads never wait on
+    // it (they call nothing on the main thread), so the glue's warning about blocking there is left out
+    printErr: (text) => { if (!/^Blocking on the main thread/.test(text)) console.warn(text); },
+  });
+  if (isNode) globalThis.Worker.unrefAll?.();
+  module.setThreads(count);
   return new AttentionCore(module);
 }

@@ -16,6 +16,7 @@
 #include "base/error.hpp"
 #include "kernels/kernels.hpp"
 #include "base/safetensors.hpp"
+#include "base/threads.hpp"
 #include "scenario/scenario.hpp"
 #include "scenario/session.hpp"
 #include "tape/graph.hpp"
@@ -241,6 +242,11 @@ class Generation : public Failure {
 
 std::string kernels_name() { return attn::kernels().name; }
 std::string kernels_detail() { return attn::kernels_detail(); }
+int thread_count() { return attn::threads(); }
+// Once, by bindings/attention.mjs before the first computation, to the pool of Web Workers the
+// threaded build was started with (1 in the other builds; the JS checks the count).
+void set_thread_count(int n) { attn::set_threads(n); }
+double split_loops() { return static_cast<double>(attn::split_loops()); }  // tests: loops split across the pool
 
 // {"tensors": [{name, dtype, shape}]} or {"error": "..."} for a safetensors file (a Uint8Array).
 std::string safetensors_listing(val bytes) {
@@ -314,6 +320,9 @@ EMSCRIPTEN_BINDINGS(attention) {
   function("version", &attn::version);
   function("kernelsName", &kernels_name);
   function("kernelsDetail", &kernels_detail);
+  function("threads", &thread_count);
+  function("setThreads", &set_thread_count);
+  function("splitLoops", &split_loops);
   function("setUseSimd", &attn::set_use_simd);
   function("heapUsed", &heap_used);
   function("safetensorsListing", &safetensors_listing);

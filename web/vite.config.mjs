@@ -4,20 +4,45 @@
 // course pages to load. The page imports ../bindings/attention.mjs, which loads
 // ../build/wasm/attention.{js,wasm}; so does training mode's module worker (train/worker.js), built
 // as an ES module (`worker.format`) beside the page's own chunks.
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vite';
 import { wgslMinify } from './wgsl-minify.mjs';
 
 const root = fileURLToPath(new URL('.', import.meta.url));
+// Cross-origin isolation: with these two headers a page has SharedArrayBuffer, and the core runs
+// its threaded build (bindings/attention.mjs: crossOriginIsolated); without them, one thread.
+export const ISOLATION_HEADERS = { 'Cross-Origin-Opener-Policy': 'same-origin', 'Cross-Origin-Embedder-Policy': 'require-corp' };
 const project = fileURLToPath(new URL('..', import.meta.url));
+
+// The threaded build's worker script (build/wasm/attention-threads.worker.js) is a classic worker
+// script, which `npm start` must serve as written: Vite's dev server would make its dynamic
+// import() of the glue an ES module's (an injected import line). The built site copies it as is.
+function rawWorkerScripts() {
+  return {
+    name: 'raw-worker-scripts',
+    apply: 'serve',
+    configureServer(server) {
+      server.middlewares.use((req, res, next) => {
+        const path = decodeURIComponent(req.url.split('?')[0]);
+        if (!/\/build\/wasm\/[\w-]+\.worker\.js$/.test(path)) return next();
+        const file = path.startsWith('/@fs/') ? path.slice(4) : `${project}${path}`;
+        let body;
+        try { body = readFileSync(file); } catch { return next(); }
+        res.writeHead(200, { 'Content-Type': 'text/javascript', 'Cache-Control': 'no-cache', ...server.config.server.headers });
+        res.end(body);
+      });
+    },
+  };
+}
 
 export default defineConfig({
   root,
   base: './',
-  server: { fs: { allow: [project] }, host: '127.0.0.1' },
-  preview: { host: '127.0.0.1' },
+  server: { fs: { allow: [project] }, host: '127.0.0.1', headers: ISOLATION_HEADERS },
+  preview: { host: '127.0.0.1', headers: ISOLATION_HEADERS },
   worker: { format: 'es' },
-  plugins: [wgslMinify()],
+  plugins: [wgslMinify(), rawWorkerScripts()],
   build: {
     outDir: `${project}/dist`,
     emptyOutDir: true,

@@ -40,6 +40,7 @@ int from_environment() {
 }
 
 std::atomic<int> g_threads{0};  // 0: not read from the environment yet
+std::atomic<size_t> g_split{0};
 thread_local bool t_in_chunk = false;
 
 #if !(defined(__EMSCRIPTEN__) && !defined(__EMSCRIPTEN_PTHREADS__))
@@ -156,6 +157,8 @@ int threads() {
 #endif
 }
 
+size_t split_loops() { return g_split.load(); }
+
 void set_threads(int n) {
   if (n < 1 || n > kMaxThreads) fail("threads (", n, ") must be a whole number from 1 to ", kMaxThreads);
   g_threads.store(n);
@@ -170,6 +173,7 @@ void parallel_for_chunks(size_t n, size_t grain, const std::function<void(size_t
   }
   Pool& p = pool();
   const size_t chunks = std::min(p.size(), grains);
+  ++g_split;
   // chunk c: grains [c * grains / chunks, (c + 1) * grains / chunks), the last up to n
   const std::function<void(size_t)> job = [&](size_t c) {
     const size_t begin = c * grains / chunks * grain;

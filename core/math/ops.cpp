@@ -13,9 +13,6 @@
 
 namespace attn {
 
-// linear()'s rows per chunk across threads: a multiple of every table's row tile (kernels_simd.hpp).
-constexpr size_t kGemmRows = 64;
-
 Tensor linear(const Tensor& x_, const Tensor& weight, const Tensor& bias) {
   const int64_t IC = weight.size(1), OC = weight.size(0);
   if (x_.size(-1) != IC)
@@ -30,11 +27,21 @@ Tensor linear(const Tensor& x_, const Tensor& weight, const Tensor& bias) {
   // Rows in chunks of kGemmRows across the threads: each output of gemm_nt is the same chain of
   // multiply-adds whatever rows share its call, in calls of more than half a vector of rows
   // (kernels_simd.hpp), and every chunk has at least kGemmRows: the same numbers at any thread count.
+  // Fewer rows than two chunks (a few tokens, a decode step): the output columns instead, in
+  // chunks of kGemmRows weight rows, every call with all the rows: a column's chain of
+  // multiply-adds depends on K and on the call's row count only, never on the columns beside it.
   const Kernels& k = kernels();
   const float* bp = b.defined() ? b.data() : nullptr;
-  parallel_for(u(R), kGemmRows, [&](size_t r0, size_t r1) {
-    k.gemm_nt(out.data() + r0 * u(OC), x.data() + r0 * u(IC), w.data(), bp, r1 - r0, u(OC), u(IC), u(IC), u(IC), u(OC));
-  });
+  const double work = double(R) * double(OC) * double(IC);
+  if (u(R) >= 2 * kGemmRows) {
+    parallel_for(u(R), kGemmRows, [&](size_t r0, size_t r1) {
+      k.gemm_nt(out.data() + r0 * u(OC), x.data() + r0 * u(IC), w.data(), bp, r1 - r0, u(OC), u(IC), u(IC), u(IC), u(OC));
+    }, work);
+  } else {
+    parallel_for(u(OC), kGemmRows, [&](size_t c0, size_t c1) {
+      k.gemm_nt(out.data() + c0, x.data(), w.data() + c0 * u(IC), bp ? bp + c0 : nullptr, u(R), c1 - c0, u(IC), u(IC), u(IC), u(OC));
+    }, work);
+  }
   return out;
 }
 
@@ -64,7 +71,7 @@ Tensor matmul(const Tensor& a_, const Tensor& b) {
   parallel_for(u(nb), 1, [&](size_t i0, size_t i1) {
     for (size_t i = i0; i < i1; ++i)
       k.gemm_nn(op + i * u(M * N), ap + i * u(M * K), bp + (b_batched ? i * u(K * N) : 0), u(M), u(N), u(K), u(K), u(N), u(N));
-  });
+  }, double(nb) * double(M) * double(N) * double(K));
   return out;
 }
 
@@ -133,7 +140,7 @@ Tensor attention_heads(const Tensor& q_, const Tensor& k_, const Tensor& v_, int
     float* const vh = kt + line(D * LK);
     float* const scores = vh + line(S * D);
     for (size_t pair = p0; pair < p1; ++pair) head(static_cast<int64_t>(pair) / H, static_cast<int64_t>(pair) % H, kt, vh, scores);
-  });
+  }, 2.0 * double(B) * double(T) * double(S) * double(C));
   return out;
 }
 

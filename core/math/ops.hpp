@@ -2,12 +2,17 @@
 // runs on the scalar reference or on SIMD by the same code path. Shape letters as in
 // attention.hpp: B batch, T query length, S key length, C d_model, H heads, D head dim.
 #pragma once
+#include <cstddef>
 #include <vector>
 
 #include "base/random.hpp"
 #include "base/tensor.hpp"
 
 namespace attn {
+
+// A GEMM's output rows (or columns) per chunk across the threads (base/threads.hpp): a multiple of
+// every table's row tile (kernels_simd.hpp). linear() and its backward (tape/ops/linear.cpp).
+constexpr size_t kGemmRows = 64;
 
 // x: (..., IC), weight: (OC, IC) as nn.Linear stores it, bias: (OC) or undefined -> (..., OC)
 Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias);

@@ -33,13 +33,15 @@ const maxAbsDiff = (a, ref) => {
   return m;
 };
 
+// BENCH_THREADS=N (run.mjs --threads): N intra-op threads instead of one.
+const threads = Number(process.env.BENCH_THREADS ?? 1);
 const out = { results: [] };
 let ort;
 try {
   ort = require('onnxruntime-node');
   out.version = ort.env.versions?.node ?? null;
   out.execution_provider = 'cpu';
-  out.intra_op_threads = 1;
+  out.intra_op_threads = threads;
   out.inter_op_threads = 1;
 } catch (e) {
   out.error = `onnxruntime-node does not load here: ${String(e?.message ?? e).split('\n')[0]}`;
@@ -51,7 +53,7 @@ for (const s of ort ? shapes : []) {
     const key = `${C},${H}`;
     if (!sessions.has(key)) {
       sessions.set(key, await ort.InferenceSession.create(`${dir}/mha_C${C}_H${H}.onnx`, {
-        executionProviders: ['cpu'], intraOpNumThreads: 1, interOpNumThreads: 1, executionMode: 'sequential', graphOptimizationLevel: 'all' }));
+        executionProviders: ['cpu'], intraOpNumThreads: threads, interOpNumThreads: 1, executionMode: 'sequential', graphOptimizationLevel: 'all' }));
     }
     const session = sessions.get(key);
     const feeds = { x: new ort.Tensor('float32', floats(`${dir}/x_B${B}_T${T}_C${C}_H${H}.f32`), [B, T, C]) };

@@ -25,6 +25,9 @@ import { timed } from '/tests/bench/timed.mjs';
 import { hasRelaxedSimd } from '/bindings/attention.mjs';
 
 const tf = globalThis.tf;
+// The threads every backend computes with (page.html?threads=N; run.mjs --threads): 1 unless asked,
+// more only where the page is cross-origin isolated (server.mjs sends the headers).
+const THREADS = Number(new URLSearchParams(location.search).get('threads') ?? 1);
 const ORT_DIST = '/node_modules/onnxruntime-web/dist/';
 let core = null, gpu = null, gpuError = null;
 const ortSessions = new Map();
@@ -400,15 +403,26 @@ window.bench = {
     // The relaxed-SIMD build where the engine validates relaxed SIMD (as bindings/attention.mjs
     // picks for the page), the plain SIMD128 build elsewhere; the glue is the same.
     const relaxed = hasRelaxedSimd();
-    core = await createAttentionBench({ wasmBinary: await fetchBytes(`/build/wasm/bench/attention-bench${relaxed ? '-relaxed' : ''}.wasm`) });
+    if (THREADS > 1) {
+      // the threaded bench build (run.mjs --threads, the page cross-origin isolated): its pool of
+      // THREADS - 1 Web Workers, each importing the same glue
+      const name = `attention-bench-threads${relaxed ? '-relaxed' : ''}`;
+      const glue = new URL(`/build/wasm/bench/${name}.js`, location.href).href;
+      core = await (await import(glue)).default({ wasmBinary: await fetchBytes(`/build/wasm/bench/${name}.wasm`), attnThreads: THREADS,
+        mainScriptUrlOrBlob: glue, locateFile: (file) => new URL(`/build/wasm/bench/${file}`, location.href).href,
+        printErr: (text) => { if (!/^Blocking on the main thread/.test(text)) console.warn(text); } });  // as bindings/attention.mjs
+    } else {
+      core = await createAttentionBench({ wasmBinary: await fetchBytes(`/build/wasm/bench/attention-bench${relaxed ? '-relaxed' : ''}.wasm`) });
+    }
+    core.setThreads(THREADS);
     core.setMemoryBudget(1.9 * 2 ** 30);
     for (const ort of [ortWasm, ortGpu]) {
       ort.env.wasm.wasmPaths = ORT_DIST;
-      ort.env.wasm.numThreads = 1;
+      ort.env.wasm.numThreads = THREADS;
       ort.env.wasm.proxy = false;
     }
     tf.wasm.setWasmPaths('/node_modules/@tensorflow/tfjs-backend-wasm/dist/');
-    tf.wasm.setThreadsCount?.(1);
+    tf.wasm.setThreadsCount?.(THREADS);
     let adapter = null;
     try {
       const a = await navigator.gpu?.requestAdapter();
@@ -420,7 +434,7 @@ window.bench = {
     const peakBefore = JSON.parse(core.peak());  // before any backend has run (the WASM SIMD128 ceiling, peak.hpp)
     return {
       peak_before: peakBefore,
-      userAgent: navigator.userAgent, crossOriginIsolated: globalThis.crossOriginIsolated ?? false,
+      userAgent: navigator.userAgent, crossOriginIsolated: globalThis.crossOriginIsolated ?? false, threads: core.threads(),
       coreKernels: core.kernelsName(), ort: ortWasm.env.versions?.web ?? ortWasm.env.versions?.common ?? null,
       tfjs: tf.version_core ?? tf.version?.['tfjs-core'] ?? null, adapter, gpuAdapterName: gpu?.adapterName ?? null, gpuError,
       wasmRelaxedSimd: relaxed,

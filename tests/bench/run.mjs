@@ -21,6 +21,11 @@
 // small GPT's head × position cells and residual positions, and attribution patching, the core's
 // sweep (native: attention-interp-bench, interp_bench.cpp; WASM: interp_wasm_bench.mjs in Node)
 // against PyTorch running the same sweep with a hook, a full forward per cell (torch_bench.py --interp).
+// --threads [N]: the threads table only (tests/bench/threads.mjs): the forward at T = 16 ... 4096 on
+// 1 thread and on N (default: the cores, at most 8) for the core and every CPU peer, natively
+// (ATTENTION_THREADS, PyTorch's and OpenBLAS's threads, onnxruntime-node's intra-op threads) and in
+// a cross-origin-isolated Chromium page (the core's threaded build, onnxruntime-web's numThreads,
+// tfjs-wasm's setThreadsCount), written to docs/bench/threads/<cpu-slug>.md.
 // --no-core-build: no scripts/build.sh and no cmake configure: the bench targets are built in
 // build/native and build/wasm as they stand (a machine where someone else owns those builds).
 // Measured ceilings (peak.hpp): the native bench times AVX2 / AVX-512 FMA microkernels before and
@@ -43,10 +48,13 @@ const quick = process.argv.includes('--quick');
 const trainFlag = process.argv.includes('--train');
 const generateFlag = process.argv.includes('--generate');
 const doInterp = process.argv.includes('--interp');
-// the tables of this run: all three, or the ones named (--train, --generate); --interp alone
-const doForward = !trainFlag && !generateFlag && !doInterp;
-const doTrain = (trainFlag || !generateFlag) && !doInterp;
-const doGenerate = (generateFlag || !trainFlag) && !doInterp;
+const doThreads = process.argv.includes('--threads');
+const threadsArg = Number(process.argv[process.argv.indexOf('--threads') + 1]);
+// the tables of this run: all three, or the ones named (--train, --generate); --interp or --threads alone
+const alone = doInterp || doThreads;
+const doForward = !trainFlag && !generateFlag && !alone;
+const doTrain = (trainFlag || !generateFlag) && !alone;
+const doGenerate = (generateFlag || !trainFlag) && !alone;
 const GENERATE_CASES = ['cache', 'nocache'];
 const noCoreBuild = process.argv.includes('--no-core-build');
 const TRAIN_CASES = ['causal', 'mha'];  // torch_bench.py's TRAIN_CASES
@@ -101,10 +109,11 @@ function build() {
     sh('flock build/.lock cmake -S . -B build/native >/dev/null');
     sh('flock build/.lock emcmake cmake -S . -B build/wasm >/dev/null');
   }
-  const native = [doForward && 'attention-bench', doTrain && 'attention-train-bench', doGenerate && 'attention-generate-bench', doInterp && 'attention-interp-bench'].filter(Boolean).join(' ');
+  const native = [(doForward || doThreads) && 'attention-bench', doTrain && 'attention-train-bench', doGenerate && 'attention-generate-bench', doInterp && 'attention-interp-bench'].filter(Boolean).join(' ');
   sh(`flock build/.lock cmake --build build/native --target ${native} -j 2 >/dev/null`);
   // the page imports the bench build of the core (forward) and loads training mode's (the fast build, from build.sh)
-  if (doForward || doTrain) sh('flock build/.lock cmake --build build/wasm --target attention_bench_wasm attention_bench_wasm_relaxed -j 2 >/dev/null');
+  if (doForward || doTrain || doThreads) sh('flock build/.lock cmake --build build/wasm --target attention_bench_wasm attention_bench_wasm_relaxed -j 2 >/dev/null');
+  if (doThreads) sh('flock build/.lock cmake --build build/wasm --target attention_bench_wasm_threads attention_bench_wasm_threads_relaxed -j 2 >/dev/null');
 }
 
 // Which core was measured: the checkout's commit, the uncommitted changes under core/ and
@@ -118,8 +127,8 @@ function coreState() {
 
 // The native benches run one thread, as every peer here (the core's pool takes ATTENTION_THREADS,
 // else every core: base/threads.hpp); ATTENTION_THREADS=2 npm run bench times two.
-function runJson(cmd, args) {
-  const env = { ...process.env, ATTENTION_THREADS: process.env.ATTENTION_THREADS ?? '1' };
+function runJson(cmd, args, extraEnv = {}) {
+  const env = { ...process.env, ATTENTION_THREADS: process.env.ATTENTION_THREADS ?? '1', ...extraEnv };
   const r = spawnSync(cmd, args, { cwd: ROOT, env, encoding: 'utf8', maxBuffer: 1 << 26 });
   if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} failed (${r.status}): ${r.stderr}`);
   return JSON.parse(r.stdout);
@@ -129,7 +138,7 @@ const protoArgs = ['--warmup', String(protocol.warmup), '--warmup-ms', String(pr
   '--long-call-ms', String(protocol.longCallMs)];
 
 // The bench page (page.html) open in `engine`, set up: its page and pageerror messages.
-async function benchPage(engine) {
+async function benchPage(engine, query = '') {
   const server = await serveBench();
   const browser = await launch({ engine, fineTimers: true });
   const page = await browser.context.newPage();
@@ -137,7 +146,7 @@ async function benchPage(engine) {
   page.on('pageerror', (e) => pageErrors.push(String(e)));
   const close = async () => { await browser.close(); await server.close(); };
   try {
-    await page.goto(server.url);
+    await page.goto(`${server.url}${query}`);
     await page.waitForSelector('body[data-ready="true"]', { timeout: 60000 });
     return { page, pageErrors, setup: await page.evaluate(() => window.bench.setup()), close };
   } catch (e) {
@@ -278,6 +287,12 @@ const results = { command: `npm run bench${flags.length ? ` -- ${flags.join(' ')
 log(`load average before: ${results.machine.loadavg_before.map((v) => v.toFixed(2)).join(' ')}`);
 build();
 results.core = coreState();
+if (doThreads) {
+  const { threadsRuns } = await import('./threads.mjs');
+  await threadsRuns({ results, root: ROOT, out: OUT, quick, log, runJson, benchPage,
+    threads: Number.isInteger(threadsArg) && threadsArg > 1 ? threadsArg : Math.min(8, cpus().length) });
+  process.exit(0);
+}
 
 log(`PyTorch 1.13 CPU, 1 thread: ${[doForward && 'the forward (and the ONNX export)', doTrain && 'the training steps', doGenerate && 'the decode steps', doInterp && 'the patching sweeps'].filter(Boolean).join(', ')}`);
 const torch = runJson('/usr/bin/python3', ['tests/bench/torch_bench.py', ...(doForward ? ['--shapes', shapeArg, '--onnx'] : []),

@@ -30,7 +30,11 @@ export async function serveBench() {
       res.writeHead(404).end('not found');
       return;
     }
-    res.writeHead(200, { 'content-type': TYPES[extname(file)] ?? 'application/octet-stream', 'cache-control': 'no-store' });
+    // page.html?threads=N is cross-origin isolated (SharedArrayBuffer: the peers' and the core's
+    // threaded builds can start threads); the one-thread page is not, as before
+    const isolate = extname(file) !== '.html' || new URL(req.url, 'http://x').searchParams.has('threads');
+    res.writeHead(200, { 'content-type': TYPES[extname(file)] ?? 'application/octet-stream', 'cache-control': 'no-store',
+      ...(isolate ? { 'cross-origin-opener-policy': 'same-origin', 'cross-origin-embedder-policy': 'require-corp' } : {}) });
     createReadStream(file).pipe(res);
   });
   await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -36,11 +36,13 @@ BLAS: Debian's python3-torch multiplies matrices with whatever libblas.so.3 the 
 system points at. The bench wants OpenBLAS (scripts/setup.sh --fixtures installs
 libopenblas0-pthread) on one thread, so OPENBLAS_NUM_THREADS / OMP_NUM_THREADS are set to 1 before
 torch is imported, and the output names the BLAS library actually mapped (/proc/self/maps).
+BENCH_THREADS=N (run.mjs --threads): N threads instead, for BLAS, OpenMP and torch.set_num_threads.
 """
 import os
 
-os.environ['OPENBLAS_NUM_THREADS'] = '1'  # read when libopenblas loads, i.e. at `import torch`
-os.environ['OMP_NUM_THREADS'] = '1'
+THREADS = int(os.environ.get('BENCH_THREADS', '1'))
+os.environ['OPENBLAS_NUM_THREADS'] = str(THREADS)  # read when libopenblas loads, i.e. at `import torch`
+os.environ['OMP_NUM_THREADS'] = str(THREADS)
 
 import argparse
 import contextlib
@@ -389,7 +391,7 @@ def main():
     ap.add_argument('--generate', action='store_true', help='the decode step at T = 256, with and without a KV cache')
     ap.add_argument('--interp', action='store_true', help='activation and attribution patching sweeps on a small GPT')
     a = ap.parse_args()
-    torch.set_num_threads(1)
+    torch.set_num_threads(THREADS)
     os.makedirs(a.out, exist_ok=True)
     shapes = [tuple(int(v) for v in s.split(',')) for s in a.shapes.split(';') if s]
     results, models = [], {}

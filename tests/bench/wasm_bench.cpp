@@ -6,6 +6,7 @@
 
 #include <string>
 
+#include "base/threads.hpp"
 #include "mha_session.hpp"
 #include "peak.hpp"
 
@@ -44,5 +45,7 @@ EMSCRIPTEN_BINDINGS(attention_bench) {
   function("kernelsName", &kernels_name);
   function("kernelsDetail", &attn::kernels_detail);  // the GEMM tiles timed at start-up, and their GFLOP/s
   function("peak", optional_override([]() { return attn::bench::peak::to_json(attn::bench::peak::measure(20, 10)); }));
+  function("setThreads", optional_override([](int n) { attn::set_threads(n); }));  // the threaded bench: its pool's size
+  function("threads", optional_override([]() { return attn::threads(); }));
   function("setMemoryBudget", optional_override([](double bytes) { attn::set_memory_budget(static_cast<size_t>(bytes)); }));
 }

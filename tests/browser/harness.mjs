@@ -43,10 +43,14 @@ export const chromiumArgs = [
   '--use-vulkan=swiftshader', '--use-webgpu-adapter=swiftshader',
 ];
 
-export async function startServer() {
+// isolated: the Cross-Origin-Opener-Policy and -Embedder-Policy headers npm start sends (the page
+// then runs the threaded build); by default they are sent as their defaults, as a course page's host
+// does, so the suites see the single-thread build (threads.test.mjs opens the page both ways).
+export async function startServer({ isolated = false } = {}) {
+  const headers = isolated ? {} : { 'Cross-Origin-Opener-Policy': 'unsafe-none', 'Cross-Origin-Embedder-Policy': 'unsafe-none' };
   const server = await createServer({
     configFile: new URL('../../web/vite.config.mjs', import.meta.url).pathname,
-    server: { port: 0, strictPort: false, hmr: false },
+    server: { port: 0, strictPort: false, hmr: false, headers },
     logLevel: 'error',
   });
   await server.listen();

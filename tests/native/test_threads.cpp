@@ -19,17 +19,20 @@ std::string result_or_error(const std::string& scenario) {
   }
 }
 
-// The scenario's result at 1, 2 and 3 threads: all three the same text.
-void same_at_every_count(const std::string& scenario, const std::string& label) {
+// The scenario's result at 1, 2 and 3 threads: all three the same text. must_split: the runs on
+// more than one thread split some loop across the pool (the case is big enough to test it).
+void same_at_every_count(const std::string& scenario, const std::string& label, bool must_split = false) {
   const int before = attn::threads();
   attn::set_threads(1);
   const std::string one = result_or_error(scenario);
   for (int n : {2, 3}) {
     attn::set_threads(n);
+    const size_t splits = attn::split_loops();
     const std::string got = result_or_error(scenario);
     INFO(label << " at " << n << " threads");
     CHECK(got.size() == one.size());
     CHECK(got == one);
+    if (must_split) CHECK(attn::split_loops() > splits);
   }
   attn::set_threads(before);
 }
@@ -56,20 +59,31 @@ TEST_CASE("forwards that split their rows and heads across threads give the same
   for (const char* extra : {"", R"(, "trace": true)"}) {
     std::string s = gpt;
     s.insert(s.size() - 1, extra);
-    same_at_every_count(s, std::string("GPT forward") + extra);
+    same_at_every_count(s, std::string("GPT forward") + extra, true);
   }
   std::string grads = gpt;
   grads.insert(grads.size() - 1, R"(, "loss": {"fn": "sum"}, "grads": true)");
-  same_at_every_count(grads, "GPT gradients");
+  same_at_every_count(grads, "GPT gradients", true);
+  // GPT 256 wide on 1 x 16 tokens: too few rows to split, its Linears split their output columns
+  // (768, 256, 1024 and 256 of them: 4 to 16 chunks of 64; at least 2^20 multiply-adds each,
+  // base/threads.hpp), traced and with gradients
+  std::string few;
+  for (int i = 0; i < 16; ++i) few += (i ? "," : "") + std::to_string((i * 5 + 1) % 50);
+  const std::string narrow = R"({"module": "GPT", "config": {"vocab_size": 50, "block_size": 32, "n_layer": 2, "n_head": 4, "n_embd": 256},
+    "seed": 5, "trace": true, "inputs": [{"name": "idx", "shape": [1, 16], "data": [)" + few + "]}]}";
+  same_at_every_count(narrow, "GPT 1 x 16 tokens, 256 wide", true);
+  std::string narrow_grads = narrow;
+  narrow_grads.insert(narrow_grads.size() - 1, R"(, "loss": {"fn": "sum"}, "grads": true)");
+  same_at_every_count(narrow_grads, "GPT 1 x 16 tokens, 256 wide, gradients", true);
   // seed 000's MultiHeadAttention (the fused attention_heads), 3 x 5 heads, T = 130 queries over
   // S = 77 keys (a cross-attention's shapes), with and without its weights traced
   const std::string mha = R"({"module": "MultiHeadAttention", "config": {"d_model": 40, "num_heads": 5}, "seed": 1,
     "inputs": [{"name": "Q", "shape": [3, 130, 40], "init": "randn"}, {"name": "K", "shape": [3, 77, 40], "init": "randn"},
                {"name": "V", "shape": [3, 77, 40], "init": "randn"}]})";
-  same_at_every_count(mha, "MultiHeadAttention 3 x 130 x 77");
+  same_at_every_count(mha, "MultiHeadAttention 3 x 130 x 77", true);
   std::string traced = mha;
   traced.insert(traced.size() - 1, R"(, "trace": true)");
-  same_at_every_count(traced, "MultiHeadAttention 3 x 130 x 77, traced");
+  same_at_every_count(traced, "MultiHeadAttention 3 x 130 x 77, traced", true);
 }
 
 TEST_CASE("set_threads takes 1 to 64 and names what it refused", "[threads]") {

@@ -6,8 +6,8 @@ import { test } from 'node:test';
 import { INTERP_FIELDS, loadAttention } from '../../bindings/attention.mjs';
 import { fixtureNames, readFixture } from './fixtures.mjs';
 
-const small = await loadAttention();
-const fast = await loadAttention({ fast: true });
+const small = await loadAttention({ threads: 1 });
+const fast = await loadAttention({ fast: true, threads: 1 });
 
 // Every float of a result, in a fixed order: outputs, steps (and their gradients), grads, params, losses.
 function floats(r) {

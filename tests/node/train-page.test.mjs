@@ -96,7 +96,7 @@ test('the views\' data: chart lines, the shown snapshot, heads, scores over trai
   const sample = sampleData(run.snapshots.at(-1), run.task);
   assert.equal(sample.rows.length, T);
   assert.equal(sample.scored, Array.from(TASKS.induction.sample.target).filter((v) => v >= 0).length);
-  assert.deepEqual(Object.keys(trainingSummary(run, 'induction')), ['task', 'step', 'losses', 'accuracy', 'stepsPerSecond', 'running']);
+  assert.deepEqual(Object.keys(trainingSummary(run, 'induction')), ['task', 'step', 'losses', 'accuracy', 'stepsPerSecond', 'threads', 'running']);
   assert.equal(trainingSummary(run, 'induction').accuracy, run.accuracies.at(-1).heldoutAccuracy);
 });
 

@@ -1,14 +1,16 @@
 // What every mode's Web Worker shares (train/worker.js, generate/worker.js): its own WASM core,
 // messages handled one after another in order, errors sent back as messages with the field they
 // are about, and the loop's next turn without setTimeout's 4 ms clamp.
-import { loadAttention } from '../../bindings/attention.mjs';
+import { loadAttention, threadsAvailable } from '../../bindings/attention.mjs';
 
-// The workers compute with the full-speed build of the core (bindings/attention.mjs).
-export const loadWorkerCore = () => loadAttention({ fast: true });
+// The workers compute with the full-speed build of the core (bindings/attention.mjs); where the page
+// is cross-origin isolated, with the threaded one (full speed too: one per worker, its pool started once).
+let threaded = null;
+export const loadWorkerCore = () => (threadsAvailable() ? (threaded ??= loadAttention()) : loadAttention({ fast: true }));
 // The page's own build (its bytes already fetched by the page: a cache hit), for what a worker
 // shows before the student asks for work: training's step 0 (the full-speed build, 90 KB more,
 // is fetched at the first Train or Step). Both builds compute the same numbers to the bit.
-export const loadPageCore = () => loadAttention();
+export const loadPageCore = () => (threadsAvailable() ? loadWorkerCore() : loadAttention());
 
 export const errorMessage = (e) => ({ type: 'error', message: String(e?.message ?? e), field: e?.field ?? null });
 

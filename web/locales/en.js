@@ -69,6 +69,8 @@ export const en = {
   'status.failed': 'The WebAssembly core could not be loaded: {message}. Build it with "npm run build:core" and reload.',
   'status.ready': 'Ready',
   'footer.version': 'core {version} · kernels {kernels}',
+  'footer.threads.one': 'single-thread build',
+  'footer.threads.many': 'threaded build · {count} threads',
   'training.open': 'Train a model',
   'gen.open': 'Generate text',
   'lab.open': 'Experiments',

@@ -71,6 +71,8 @@ export const zh = {
   'status.failed': '无法加载 WebAssembly 核心：{message}。请用 "npm run build:core" 构建后重新加载。',
   'status.ready': '就绪',
   'footer.version': '核心 {version} · 内核 {kernels}',
+  'footer.threads.one': '单线程版本',
+  'footer.threads.many': '多线程版本 · {count} 个线程',
   'training.open': '训练一个模型',
   'gen.open': '生成文本',
   'lab.open': '实验',

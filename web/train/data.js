@@ -100,11 +100,13 @@ export function statsData(run) {
   };
 }
 
-// window.playground.training(): {task, step, losses, accuracy, stepsPerSecond, running}.
+// window.playground.training(): {task, step, losses, accuracy, stepsPerSecond, threads (the
+// worker's core's, once running), running}.
 export function trainingSummary(run, taskId) {
   return {
     task: run.task?.id ?? taskId ?? null, step: run.step, losses: Array.from(run.losses.subarray(0, run.count)),
-    accuracy: run.accuracies.at(-1)?.heldoutAccuracy ?? null, stepsPerSecond: run.stepsPerSecond, running: run.running,
+    accuracy: run.accuracies.at(-1)?.heldoutAccuracy ?? null, stepsPerSecond: run.stepsPerSecond,
+    threads: run.threads, running: run.running,
   };
 }
 

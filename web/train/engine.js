@@ -214,6 +214,7 @@ export function createEngine(core, settings) {
     exportSafetensors: () => exportWeights(trainer, task, config, state.steps),
     get steps() { return state.steps; },
     get loss() { return state.loss; },
+    threads: core.threads(),  // the core's: more than 1 where the page is cross-origin isolated
     // The current parameters: [{name, shape, data}] views, valid until the next call (copy to keep).
     params: () => trainer.params(),
     delete() { trainer.delete(); },

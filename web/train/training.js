@@ -15,7 +15,7 @@ const HISTORY_CAP = 1000;
 // worker refused: the run shown is the previous one)}.
 function emptyRun() {
   return { task: null, config: null, step: 0, loss: NaN, losses: new Float32Array(1024), count: 0, accuracies: [],
-    snapshots: [], stepsPerSecond: 0, running: false, status: 'loading', error: null, invalid: null };
+    snapshots: [], stepsPerSecond: 0, threads: null, running: false, status: 'loading', error: null, invalid: null };
 }
 
 function appendLosses(run, fresh) {
@@ -46,7 +46,7 @@ function apply(run, msg, configuring) {
       run.accuracies.push(...msg.accuracies);
       Object.assign(run, { step: msg.step, loss: msg.loss, running: msg.running });
       // The speed while running; a stop's last stretch (often a few ms) would understate it.
-      if (msg.running) Object.assign(run, { status: 'running', stepsPerSecond: msg.stepsPerSecond });
+      if (msg.running) Object.assign(run, { status: 'running', stepsPerSecond: msg.stepsPerSecond, threads: msg.threads });
       return 'progress';
     case 'snapshot':
       keepSnapshot(run, msg);

@@ -26,7 +26,7 @@
 //   {type: 'ready', config, task, snapshot}    after init/reset; config resolved, task: {id, vocab,
 //                                              length, sample: {idx, target}, nameKey, explainKey,
 //                                              patternKey, pattern}, snapshot: step 0
-//   {type: 'progress', step, loss, stepsPerSecond, running, losses: Float32Array (the losses of the
+//   {type: 'progress', step, loss, stepsPerSecond, threads, running, losses: Float32Array (the losses of the
 //    steps since the last progress), accuracies: [{step, heldoutAccuracy, trainAccuracy}] (new)}
 //                                              at most every 50 ms while running, and at each stop
 //   {type: 'snapshot', step, loss, attention: [Float32Array (1,H,T,T) per layer], logits, predictions,
@@ -71,7 +71,7 @@ function progressReporter(post, now) {
       const dt = (t - last.time) / 1000;
       const stepsPerSecond = dt > 0 ? (engine.steps - last.step) / dt : 0;
       const fresh = Float32Array.from(losses.slice(sentLosses));
-      post({ type: 'progress', step: engine.steps, loss: engine.loss, stepsPerSecond, running, losses: fresh,
+      post({ type: 'progress', step: engine.steps, loss: engine.loss, stepsPerSecond, threads: engine.threads, running, losses: fresh,
         accuracies: accuracies.slice(sentAccuracies) }, [fresh.buffer]);
       sentLosses = losses.length;
       sentAccuracies = accuracies.length;

@@ -25,21 +25,21 @@ void linear_backward(const Node& n, const Tensor& g, Grads& w) {
   const Tensor x = w.input(n, 0).out.contiguous(), W = w.input(n, 1).out.contiguous();
   const int64_t OC = W.size(0), IC = W.size(1), R = IC ? x.numel() / IC : 0;
   const Kernels& k = kernels();
-  // Both products split their output rows across the threads (64 at a time, a multiple of every
-  // row tile): each output is the same sum over the inner dimension in the same order whatever
+  const double work = double(R) * double(OC) * double(IC);  // multiply-adds of each product
+  // Both products split their output rows across the threads (kGemmRows at a time, math/ops.hpp): each output is the same sum over the inner dimension in the same order whatever
   // rows share its call (kernels.hpp), so the gradients are the same at any thread count.
   if (w.needs(n, 0)) {  // dx = g W: (R x OC)(OC x IC)
     Tensor gx = Tensor::empty(x.shape());
-    parallel_for(u(R), 64, [&](size_t r0, size_t r1) {
+    parallel_for(u(R), kGemmRows, [&](size_t r0, size_t r1) {
       k.gemm_nn(gx.data() + r0 * u(IC), g.data() + r0 * u(OC), W.data(), r1 - r0, u(IC), u(OC), u(OC), u(IC), u(IC));
-    });
+    }, work);
     w.give(n, 0, gx, true);
   }
   if (w.needs(n, 1)) {  // dW = g^T x: (OC x R)(R x IC)
     Tensor gW = Tensor::empty({OC, IC});
-    parallel_for(u(OC), 64, [&](size_t o0, size_t o1) {
+    parallel_for(u(OC), kGemmRows, [&](size_t o0, size_t o1) {
       k.gemm_tn(gW.data() + o0 * u(IC), g.data() + o0, x.data(), o1 - o0, u(IC), u(R), u(OC), u(IC), u(IC));
-    });
+    }, work);
     w.give(n, 1, gW, true);
   }
   if (w.needs(n, 2)) {  // db = sum of g's rows

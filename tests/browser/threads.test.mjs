@@ -1,0 +1,68 @@
+// The threaded build in the page (docs/threads.md): served with Cross-Origin-Opener-Policy and
+// -Embedder-Policy (npm start's headers) the page is cross-origin isolated and runs the core's
+// threaded build, its footer saying how many threads; served without them (a course page's host),
+// the single-thread build. Both show the same numbers, to the bit, and training's worker follows
+// the same rule.
+import assert from 'node:assert/strict';
+import { after, before } from 'node:test';
+import { launch, openPage, startServer, test } from './harness.mjs';
+
+let isolated, plain, browser;
+before(async () => {
+  [isolated, plain, browser] = await Promise.all([startServer({ isolated: true }), startServer(), launch()]);
+});
+after(async () => { await browser?.close(); await isolated?.close(); await plain?.close(); });
+
+// GPT 2 x 4 heads x 96 wide on 2 x 200 tokens: every Linear splits into chunks of 64 rows, the
+// attention into its (batch, head) pairs (tests/node/threads.test.mjs).
+const GPT = {
+  module: 'GPT', config: { vocab_size: 50, block_size: 256, n_layer: 2, n_head: 4, n_embd: 96 }, seed: 3, trace: true,
+  inputs: [{ name: 'idx', shape: [2, 200], data: Array.from({ length: 400 }, (_, i) => (i * 7 + 3) % 50) }],
+};
+
+// What the page shows of its core and its numbers: the footer, the default sentence's traced steps
+// and the GPT's outputs and steps, every float as its bits.
+async function pageNumbers(server) {
+  const { page, errors } = await openPage(browser.context, server.url);
+  const seen = await page.evaluate((gpt) => {
+    const bits = (steps) => steps.map((s) => [s.name, Array.from(new Uint32Array(Float32Array.from(s.data).buffer))]);
+    const footer = document.getElementById('threads');
+    const r = window.playground.core.run(gpt);
+    const t0 = performance.now();
+    window.playground.core.run(gpt);
+    return {
+      isolated: globalThis.crossOriginIsolated, cores: navigator.hardwareConcurrency, threads: Number(footer.dataset.threads), footer: footer.textContent,
+      page: bits(window.playground.result().steps), gpt: bits([...r.outputs, ...r.steps]), ms: performance.now() - t0,
+    };
+  }, GPT);
+  await page.close();
+  assert.deepEqual(errors, []);
+  return seen;
+}
+
+test('with the isolation headers the page runs the threaded build (its threads in the footer), without them one thread; the same numbers', async () => {
+  const threaded = await pageNumbers(isolated);
+  const single = await pageNumbers(plain);
+  const expected = Math.min(8, threaded.cores);
+  assert.ok(expected >= 2, `this machine's browser reports ${threaded.cores} cores: no second thread to test`);
+  assert.deepEqual([threaded.isolated, threaded.threads], [true, expected]);
+  assert.equal(threaded.footer, `threaded build · ${expected} threads`);
+  assert.deepEqual([single.isolated, single.threads, single.footer], [false, 1, 'single-thread build']);
+  assert.ok(single.page.length >= 10 && single.gpt.length > 10);
+  assert.deepEqual(threaded.page, single.page);
+  assert.deepEqual(threaded.gpt, single.gpt);
+  console.log(`GPT 2 x 200 traced forward: ${single.ms.toFixed(1)} ms on 1 thread, ${threaded.ms.toFixed(1)} ms on ${expected}`);
+});
+
+test('training\'s worker trains on the threaded build where the page is isolated', async () => {
+  const { page, errors } = await openPage(browser.context, `${isolated.url}#train=induction`);
+  await page.locator('[data-testid="train-start"]:not([disabled])').waitFor({ timeout: 30000 });
+  await page.getByTestId('train-start').click();
+  await page.waitForFunction(() => (window.playground.training()?.step ?? 0) >= 20 && window.playground.training().threads !== null, null, { timeout: 60000, polling: 50 });
+  const run = await page.evaluate(() => window.playground.training());
+  await page.getByTestId('train-pause').click();
+  assert.equal(run.threads, Math.min(8, await page.evaluate(() => navigator.hardwareConcurrency)));
+  assert.ok(run.losses.every(Number.isFinite));
+  await page.close();
+  assert.deepEqual(errors, []);
+});
