@@ -3,10 +3,10 @@
 //   node bindings/cli.mjs run FILE.json [--weights W.safetensors]   print the result JSON ("-" reads stdin)
 //   node bindings/cli.mjs weights W.safetensors                     list the file's tensors
 //   node bindings/cli.mjs modules                                   print the module table
-// Bad input: exit 1 with one line "error: ..." on stderr.
+// Bad input: exit 1 with one line "error: ..." on stderr. ATTENTION_THREADS as the native CLI's.
 import { readFileSync } from 'node:fs';
 import { setFlagsFromString } from 'node:v8';
-import { hasRelaxedSimd, loadAttention } from './attention.mjs';
+import { MAX_THREADS, hasRelaxedSimd, loadAttention } from './attention.mjs';
 
 // The browsers run attention-relaxed.wasm (bindings/attention.mjs); Node 20 validates relaxed SIMD
 // behind a flag, turned on here before any module is compiled, so a scenario exported from the page
@@ -64,10 +64,30 @@ function interpJson(r, num, arr) {
   return s;
 }
 
+// ATTENTION_THREADS, as the native CLI takes it: the threads the core computes with (here 1 to
+// MAX_THREADS, a worker thread each beside this one); unset, the cores (at most 8). An Error
+// naming the value otherwise.
+function threadsFromEnvironment() {
+  const s = process.env.ATTENTION_THREADS;
+  if (s === undefined || s === '') return 'auto';
+  if (!/^[0-9]+$/.test(s) || Number(s) < 1 || Number(s) > MAX_THREADS)
+    throw new Error(`ATTENTION_THREADS (${s}) must be a whole number from 1 to ${MAX_THREADS}: the threads the core computes with`);
+  return Number(s);
+}
+let threads = 'auto';
+// The full-speed build on one thread, or the threaded build (the same numbers): every field.
+const load = () => loadAttention({ fast: true, threads });
+
 async function main(argv) {
   const [cmd, file] = argv;
+  try {
+    threads = threadsFromEnvironment();
+  } catch (e) {
+    process.stderr.write(`error: ${e.message}\n`);
+    return 1;
+  }
   if (cmd === 'modules' && argv.length === 1) {
-    process.stdout.write(`${JSON.stringify((await loadAttention()).modules())}\n`);
+    process.stdout.write(`${JSON.stringify((await load()).modules())}\n`);
     return 0;
   }
   const usage = 'usage: node bindings/cli.mjs run FILE.json [--weights W.safetensors] | node bindings/cli.mjs weights W.safetensors | node bindings/cli.mjs modules\n';
@@ -80,7 +100,7 @@ async function main(argv) {
   };
   if (cmd === 'weights' && argv.length === 2) {
     try {
-      process.stdout.write(`${JSON.stringify((await loadAttention()).weightsListing(readBytes(file, 'weights')))}\n`);
+      process.stdout.write(`${JSON.stringify((await load()).weightsListing(readBytes(file, 'weights')))}\n`);
       return 0;
     } catch (e) {
       process.stderr.write(`error: ${e.message}\n`);
@@ -99,7 +119,7 @@ async function main(argv) {
     process.stderr.write(`error: cannot read scenario file '${file}': check the path\n`);
     return 1;
   }
-  const core = await loadAttention({ fast: true });  // every field, the interpretability ones too
+  const core = await load();  // the full-speed or threaded build: every field, the interpretability ones too
   try {
     const options = withWeights ? { weights: readBytes(argv[3], 'weights'), weightsName: argv[3].split('/').pop() } : {};
     process.stdout.write(resultToJson(core.run(text, options)));

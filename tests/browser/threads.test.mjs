@@ -21,11 +21,20 @@ const GPT = {
 };
 
 // What the page shows of its core and its numbers: the footer, the default sentence's traced steps
-// and the GPT's outputs and steps, every float as its bits.
+// and the GPT's outputs and steps, each tensor as its length and two 32-bit FNV-1a hashes of its
+// floats' bits (the bits themselves are megabytes: too much for WebDriver BiDi to carry back).
 async function pageNumbers(server) {
   const { page, errors } = await openPage(browser.context, server.url);
   const seen = await page.evaluate((gpt) => {
-    const bits = (steps) => steps.map((s) => [s.name, Array.from(new Uint32Array(Float32Array.from(s.data).buffer))]);
+    const fnv = (words, seed) => {
+      let h = seed;
+      for (const w of words) h = Math.imul(h ^ w, 16777619) >>> 0;
+      return h;
+    };
+    const bits = (steps) => steps.map((s) => {
+      const words = new Uint32Array(Float32Array.from(s.data).buffer);
+      return [s.name, words.length, fnv(words, 2166136261), fnv(words.reverse(), 16777619)];
+    });
     const footer = document.getElementById('threads');
     const r = window.playground.core.run(gpt);
     const t0 = performance.now();
@@ -54,8 +63,9 @@ test('with the isolation headers the page runs the threaded build (its threads i
   console.log(`GPT 2 x 200 traced forward: ${single.ms.toFixed(1)} ms on 1 thread, ${threaded.ms.toFixed(1)} ms on ${expected}`);
 });
 
-test('training\'s worker trains on the threaded build where the page is isolated', async () => {
-  const { page, errors } = await openPage(browser.context, `${isolated.url}#train=induction`);
+test('training\'s worker trains a model big enough to gain on the threaded build where the page is isolated', async () => {
+  // 64 wide with a 256-wide MLP: 1.6e8 multiply-adds a step (engine.js gainsFromThreads)
+  const { page, errors } = await openPage(browser.context, `${isolated.url}#train=induction&trainwidth=64&trainffn=256`);
   await page.locator('[data-testid="train-start"]:not([disabled])').waitFor({ timeout: 30000 });
   await page.getByTestId('train-start').click();
   await page.waitForFunction(() => (window.playground.training()?.step ?? 0) >= 20 && window.playground.training().threads !== null, null, { timeout: 60000, polling: 50 });

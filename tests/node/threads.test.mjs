@@ -3,9 +3,11 @@
 // training, and runs big enough to split (every Linear in chunks of 64 rows, the attention's
 // (batch, head) pairs) give the same bytes at 1, 2 and 3 threads (twin of tests/native/test_threads.cpp).
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { test } from 'node:test';
+import { fileURLToPath } from 'node:url';
 import { MAX_THREADS, loadAttention } from '../../bindings/attention.mjs';
-import { fixtureNames, readFixture } from './fixtures.mjs';
+import { fixtureNames, fixturesDir, readFixture } from './fixtures.mjs';
 
 const cores = [await loadAttention({ fast: true, threads: 1 }), await loadAttention({ threads: 2 }), await loadAttention({ threads: 3 })];
 
@@ -72,4 +74,18 @@ test('loadAttention names a thread count it refuses', async () => {
   for (const bad of [0, MAX_THREADS + 1, 1.5, '2'])
     await assert.rejects(loadAttention({ threads: bad }), new RegExp(`threads is ${JSON.stringify(bad).replace(/[.]/g, '\\.')}: it must be 'auto' or a whole number from 1 to ${MAX_THREADS}`));
   await assert.rejects(loadAttention({ threads: 2, wasmBinary: new Uint8Array(8) }), /threads is 2 but wasmBinary is the single-thread small build's bytes/);
+});
+
+test('the Node CLI takes ATTENTION_THREADS as the native one: 2 prints the bytes of 1, 0 or words are refused by name', () => {
+  const cli = fileURLToPath(new URL('../../bindings/cli.mjs', import.meta.url));
+  const fixture = fileURLToPath(new URL(`${fixtureNames()[0]}.scenario.json`, fixturesDir));
+  const run = (value) => spawnSync('node', [cli, 'run', fixture], { env: { ...process.env, ATTENTION_THREADS: value }, encoding: 'utf8' });
+  const one = run('1'), two = run('2');
+  assert.equal(one.status, 0, one.stderr);
+  assert.equal(two.stdout, one.stdout);
+  for (const bad of ['0', 'many', String(MAX_THREADS + 1)]) {
+    const r = run(bad);
+    assert.equal(r.status, 1);
+    assert.match(r.stderr, new RegExp(`^error: ATTENTION_THREADS \\(${bad}\\) must be a whole number from 1 to ${MAX_THREADS}`));
+  }
 });

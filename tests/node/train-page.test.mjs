@@ -10,13 +10,13 @@ import { loadAttention } from '../../bindings/attention.mjs';
 import { defaultState, fromHash, hashProblems, toHash } from '../../web/app/state.js';
 import { trainSettings } from '../../web/train/fields.js';
 import { chartData, headsData, sampleData, scoreSeries, shownSnapshot, trainingSummary } from '../../web/train/data.js';
-import { createEngine, resolveConfig } from '../../web/train/engine.js';
+import { createEngine, gainsFromThreads, resolveConfig, stepMultiplyAdds } from '../../web/train/engine.js';
 import { TASK_IDS, TASKS } from '../../web/train/tasks.js';
 import { createTrainController } from '../../web/train/worker.js';
 import { createTraining } from '../../web/train/training.js';
 
-const core = await loadAttention();
-const fastCore = await loadAttention({ fast: true });
+const core = await loadAttention({ threads: 1 });  // the page's small build, as loadPageCore
+const fastCore = await loadAttention({ fast: true, threads: 1 });  // a worker's one-thread build
 
 test('train=<task id> is training mode with the task\'s defaults; every task id is a link value', () => {
   for (const id of TASK_IDS) {
@@ -200,5 +200,29 @@ test('the first step moves a GPT run to the fast build with its own settings, an
   controller.handle({ type: 'reset' });
   await until(() => messages.filter((m) => m.type === 'ready').length === 2);
   assert.deepEqual(messages.filter((m) => m.type === 'ready')[1].config, ready.config, 'reset: the same settings');
+  controller.engine.delete();
+});
+
+test('a model big enough to gain trains on the threaded build, the task\'s small one on one thread; the same losses', async () => {
+  const small = resolveConfig({ task: 'induction' }), big = resolveConfig({ task: 'induction', model: { emb_dim: 64, ffn_dim: 256 } });
+  assert.equal(gainsFromThreads(small), false, `${stepMultiplyAdds(small)} multiply-adds a step`);
+  assert.equal(gainsFromThreads(big), true, `${stepMultiplyAdds(big)} multiply-adds a step`);
+  const threaded = await loadAttention({ threads: 2 });
+  const asked = [];
+  const messages = [];
+  const controller = createTrainController({ post: (m) => messages.push(m), loadCore: async () => core,
+    loadFastCore: async ({ threads }) => { asked.push(threads); return threads ? threaded : fastCore; }, schedule: (fn) => setImmediate(fn) });
+  const stopped = () => messages.filter((m) => m.type === 'stopped').length;
+  for (const [i, config] of [[1, { task: 'induction', steps: 2 }], [2, { task: 'induction', model: { emb_dim: 64, ffn_dim: 256 }, steps: 2 }]]) {
+    controller.handle({ type: 'init', config });
+    controller.handle({ type: 'run' });
+    await until(() => stopped() === i);
+    const direct = createEngine(fastCore, config);
+    direct.step(2);
+    assert.deepEqual(Array.from(controller.engine.history.losses), direct.history.losses);
+    assert.equal(controller.engine.threads, i === 1 ? 1 : 2);
+    direct.delete();
+  }
+  assert.deepEqual(asked, [false, true]);
   controller.engine.delete();
 });

@@ -3,14 +3,17 @@
 // are about, and the loop's next turn without setTimeout's 4 ms clamp.
 import { loadAttention, threadsAvailable } from '../../bindings/attention.mjs';
 
-// The workers compute with the full-speed build of the core (bindings/attention.mjs); where the page
-// is cross-origin isolated, with the threaded one (full speed too: one per worker, its pool started once).
+// The workers compute with the full-speed build of the core (bindings/attention.mjs), on one
+// thread; with { threads: true } on the threaded build where the page is cross-origin isolated
+// (its pool started once per worker). The threaded build's JavaScript exceptions make its
+// bookkeeping slower (CMakeLists.txt): a worker asks for threads only where its work gains from
+// them (training: engine.js gainsFromThreads). Every build computes the same numbers to the bit.
 let threaded = null;
-export const loadWorkerCore = () => (threadsAvailable() ? (threaded ??= loadAttention()) : loadAttention({ fast: true }));
-// The page's own build (its bytes already fetched by the page: a cache hit), for what a worker
-// shows before the student asks for work: training's step 0 (the full-speed build, 90 KB more,
-// is fetched at the first Train or Step). Both builds compute the same numbers to the bit.
-export const loadPageCore = () => (threadsAvailable() ? loadWorkerCore() : loadAttention());
+export const loadWorkerCore = ({ threads = false } = {}) =>
+  (threads && threadsAvailable() ? (threaded ??= loadAttention()) : loadAttention({ fast: true, threads: 1 }));
+// The page's own small build, for what a worker shows before the student asks for work:
+// training's step 0 (the full-speed build, 90 KB more, is fetched at the first Train or Step).
+export const loadPageCore = () => loadAttention({ threads: 1 });
 
 export const errorMessage = (e) => ({ type: 'error', message: String(e?.message ?? e), field: e?.field ?? null });
 

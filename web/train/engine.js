@@ -62,6 +62,23 @@ function renameField(e) {
 
 // The scenario the trainer is built from: core/SCENARIO.md "Training", one optimizer step per
 // step() call; `first` is the first training batch (the scenario's own inputs).
+// A training step's multiply-adds, roughly (forward and backward: 3 x the forward's): per token,
+// each layer's four projections (4 d^2), its MLP (2 d ffn; nanoGPT's is 4d wide) and its
+// attention over the context (2 T d), and the output layer (d V).
+export function stepMultiplyAdds(config) {
+  const m = config.model;
+  const gpt = config.module === 'GPT';
+  const d = gpt ? m.n_embd : m.emb_dim, L = gpt ? m.n_layer : m.num_layers, T = gpt ? m.block_size : m.context_length;
+  const ffn = gpt ? 4 * d : m.ffn_dim;
+  return 3 * config.batch * T * (L * (4 * d * d + 2 * d * ffn + 2 * T * d) + d * m.vocab_size);
+}
+// Whether a model's steps run faster on the threaded build than on the one-thread full-speed one:
+// from about 1.5e8 multiply-adds a step (measured in Node, Intel Xeon, 2 threads: the induction
+// task's 32-wide model, 2.9e7, 229 steps/s on one thread against 179 on two; 64 wide with a
+// 256-wide MLP, 1.6e8, 68 against 73; 128 wide, 4 layers, 11.2 against 15.9).
+export const THREADS_FROM_MULTIPLY_ADDS = 1.5e8;
+export const gainsFromThreads = (config) => stepMultiplyAdds(config) >= THREADS_FROM_MULTIPLY_ADDS;
+
 export function trainScenario(config, first) {
   const shape = first.shape;
   return {

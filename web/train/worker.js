@@ -39,7 +39,7 @@
 //                                              model diverged, or null
 //   {type: 'exported', safetensors: Uint8Array, run}     (.safetensors bytes, engine.exportRun())
 import { errorMessage, inOrder, loadPageCore, loadWorkerCore, serve } from '../app/worker-host.js';
-import { createEngine } from './engine.js';
+import { createEngine, gainsFromThreads } from './engine.js';
 
 const CHUNK_MS = 16;       // work per turn of the message loop: a pause waits at most this long
 const REST_CHUNKS = 2;     // while the page yields: rest this many chunks' time after each one
@@ -88,16 +88,18 @@ function exportAll(engine, post) {
 }
 
 // The cores an engine is built on: current() is the page's until upgrade(engine) has loaded the
-// fast one and rebuilt `engine` on it, at step 0 (what init built on the page's core: a seeded
-// build, so the same model to the bit). upgrade answers once: the new engine, else null.
+// fast one (threaded where the model's steps gain from threads: engine.js gainsFromThreads) and
+// rebuilt `engine` on it, at step 0 (what init built on the page's core: a seeded build, so the
+// same model to the bit). upgrade answers with the new engine when the core changed, else null.
 function coreLoader(loadCore, loadFastCore) {
-  let core = null, upgraded = false;
+  let core = null, fastThreads = null;  // null: still on the page's core
   return {
     async current() { return (core ??= await loadCore()); },
     async upgrade(engine) {
-      if (upgraded) return null;
-      const next = await loadFastCore();
-      upgraded = true;
+      const threads = gainsFromThreads(engine.config);
+      if (fastThreads === threads) return null;
+      const next = await loadFastCore({ threads });
+      fastThreads = threads;
       if (next === core) return null;
       core = next;
       const rebuilt = createEngine(core, engine.settings);
