@@ -75,7 +75,7 @@ async function download(page, testid) {
 test('#train=induction trains to 0.95, names an induction head, scrubs back, pauses and resumes, exports what re-loads', async () => {
   const { page, errors } = await openTraining('train=induction');
   assert.equal(await page.getByTestId('train-task').inputValue(), 'induction');
-  assert.deepEqual(await training(page), { task: 'induction', step: 0, losses: [], accuracy: null, stepsPerSecond: 0, running: false });
+  assert.deepEqual(await training(page), { task: 'induction', step: 0, losses: [], accuracy: null, stepsPerSecond: 0, threads: null, running: false });
   const seconds = await trainTo95(page);
   assert.ok(seconds < 120, `${seconds} s to 0.95`);
   const live = await training(page);
