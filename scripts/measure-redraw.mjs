@@ -15,7 +15,8 @@
 // Performance.getMetrics: LayoutCount, RecalcStyleCount and their durations, over all keystrokes).
 // --hash sets the page state, e.g. --hash 'backend=wasm' (WebGPU comparisons off) or
 // --hash 'module=Transformer&config={"Transformer":{"emb_dim":64,"num_heads":4,"num_layers":2}}'.
-//   node scripts/measure-redraw.mjs [--browser chromium|firefox] [--keys 240] [--at steps] [--hash STATE] [--layouts] [--phase ready|started]
+// --isolated serves the page with the cross-origin isolation headers: it runs the threaded build.
+//   node scripts/measure-redraw.mjs [--browser chromium|firefox] [--keys 240] [--at steps] [--hash STATE] [--layouts] [--phase ready|started] [--isolated]
 import { launch, openPage, startServer } from '../tests/browser/harness.mjs';
 
 const args = process.argv.slice(2);
@@ -29,7 +30,7 @@ if (!phases.every((p) => p === 'ready' || p === 'started')) throw new Error(`--p
 if (layouts && engine !== 'chromium') throw new Error(`--layouts needs Chromium (CDP Performance.getMetrics); --browser is ${engine}`);
 const sentence = "the animal didn't cross the street because it was too tired";
 
-const server = await startServer();
+const server = await startServer({ isolated: args.includes('--isolated') });
 const browser = await launch({ engine, fineTimers: true });
 try {
   const { page, errors } = await openPage(browser.context, `${server.url}${hash}`);
@@ -72,7 +73,7 @@ try {
     const q = (p) => s[Math.min(s.length - 1, Math.ceil(p * s.length) - 1)];
     return { n: s.length, median: q(0.5), p95: q(0.95), p99: q(0.99), max: s.at(-1) };
   };
-  console.log(`browser: ${engine}, ${await page.evaluate(() => navigator.userAgent)}`);
+  console.log(`browser: ${engine}, ${await page.evaluate(() => navigator.userAgent)}; core: ${await page.evaluate(() => document.getElementById('threads').textContent)}`);
   for (const phase of phases) {
     let waited = '';
     if (phase === 'started') {

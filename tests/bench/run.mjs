@@ -109,7 +109,7 @@ function build() {
     sh('flock build/.lock cmake -S . -B build/native >/dev/null');
     sh('flock build/.lock emcmake cmake -S . -B build/wasm >/dev/null');
   }
-  const native = [(doForward || doThreads) && 'attention-bench', doTrain && 'attention-train-bench', doGenerate && 'attention-generate-bench', doInterp && 'attention-interp-bench'].filter(Boolean).join(' ');
+  const native = [(doForward || doThreads) && 'attention-bench', (doTrain || doThreads) && 'attention-train-bench', (doGenerate || doThreads) && 'attention-generate-bench', doInterp && 'attention-interp-bench'].filter(Boolean).join(' ');
   sh(`flock build/.lock cmake --build build/native --target ${native} -j 2 >/dev/null`);
   // the page imports the bench build of the core (forward) and loads training mode's (the fast build, from build.sh)
   if (doForward || doTrain || doThreads) sh('flock build/.lock cmake --build build/wasm --target attention_bench_wasm attention_bench_wasm_relaxed -j 2 >/dev/null');

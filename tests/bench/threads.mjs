@@ -6,6 +6,9 @@
 //   browser  a cross-origin-isolated Chromium page (page.html?threads=N): the core's threaded bench
 //            build (its pool of Web Workers), onnxruntime-web wasm (numThreads), tfjs-wasm
 //            (setThreadsCount; T <= 512: it needs seconds per call beyond)
+// and natively one training step of the main table's two cases (attention-train-bench against
+// torch_bench.py --train) and one GPT decode step at T = 256 with and without the KV cache
+// (attention-generate-bench against torch_bench.py --generate), at 1 and N threads.
 // Every output is checked against PyTorch's, as in the main tables. Writes build/bench/threads.json
 // and docs/bench/threads/<cpu-slug>.md (this CPU model's latest run), and prints the tables.
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -17,6 +20,7 @@ const shape = (T) => ({ B: 1, T, C: 768, H: 12 });
 const NATIVE = ['core-native', 'torch-cpu', 'ort-node'];
 const BROWSER = ['core-wasm', 'ort-wasm', 'tfjs-wasm'];
 const TFJS_MAX_T = 512;
+const TRAIN_CASES = ['causal', 'mha'], DECODE_CASES = ['cache', 'nocache'];
 const NAMES = { 'core-native': 'core, native', 'torch-cpu': 'PyTorch + OpenBLAS', 'ort-node': 'onnxruntime-node', 'core-wasm': 'core, WASM',
   'ort-wasm': 'onnxruntime-web wasm', 'tfjs-wasm': 'tfjs wasm' };
 
@@ -27,7 +31,7 @@ export async function threadsRuns({ results, root, out, quick, log, runJson, ben
   const protoArgs = ['--warmup', String(protocol.warmup), '--warmup-ms', String(protocol.warmupMs), '--runs', String(protocol.runs),
     '--min-run-ms', String(protocol.minRunMs), '--long-call-ms', String(protocol.longCallMs)];
   const shapeArg = TS.map((T) => `1,${T},768,12`).join(';');
-  const runs = [];
+  const runs = [], steps = [];  // the forwards; the training and decode steps
   const record = (backend, n, r) => {
     runs.push({ backend, threads: n, ...r });
     log(`${backend.padEnd(11)} ${n} thread${n > 1 ? 's' : ' '} T=${String(r.T).padStart(4)}:`, r.median_ms != null
@@ -36,13 +40,21 @@ export async function threadsRuns({ results, root, out, quick, log, runJson, ben
   const info = { threads, protocol, torch: {}, ort_node: {}, browser: {} };
   for (const n of [1, threads]) {
     log(`PyTorch 1.13 CPU, ${n} thread(s)${n === 1 ? ' (and the ONNX export)' : ''}`);
-    const torch = runJson('/usr/bin/python3', ['tests/bench/torch_bench.py', '--shapes', shapeArg, ...(n === 1 ? ['--onnx'] : []), '--out', out, ...protoArgs], { BENCH_THREADS: String(n) });
+    const torch = runJson('/usr/bin/python3', ['tests/bench/torch_bench.py', '--shapes', shapeArg, ...(n === 1 ? ['--onnx'] : []),
+      '--train', TRAIN_CASES.join(), '--generate', '--out', out, ...protoArgs], { BENCH_THREADS: String(n) });
     info.torch[n] = { version: torch.torch, threads: torch.threads, blas: torch.blas, openblas_num_threads: torch.openblas_num_threads };
     torch.results.forEach((r) => record('torch-cpu', n, r));
+    torch.train.forEach((r) => steps.push({ backend: 'torch-cpu', threads: n, kind: 'train', ...r }));
+    torch.generate.runs.forEach((r) => steps.push({ backend: 'torch-cpu', threads: n, kind: 'decode', ...r }));
     log(`native core, ${n} thread(s)`);
     const native = runJson(`${root}build/native/tests/bench/attention-bench`, ['--shapes', shapeArg, '--ref-dir', out, ...protoArgs], { ATTENTION_THREADS: String(n) });
     info.kernels = native.kernels;
     native.results.forEach((r) => record('core-native', n, r));
+    const train = runJson(`${root}build/native/tests/bench/attention-train-bench`, ['--cases', TRAIN_CASES.join(), '--ref-dir', out, ...protoArgs], { ATTENTION_THREADS: String(n) });
+    train.results.forEach((r) => steps.push({ backend: 'core-native', threads: n, kind: 'train', ...r }));
+    const decode = runJson(`${root}build/native/tests/bench/attention-generate-bench`, ['--cases', DECODE_CASES.join(), '--ref-dir', out, ...protoArgs], { ATTENTION_THREADS: String(n) });
+    decode.results.forEach((r) => steps.push({ backend: 'core-native', threads: n, kind: 'decode', ...r }));
+    for (const r of steps.filter((s) => s.threads === n)) log(`${r.kind} ${r.case.padEnd(7)} ${r.backend.padEnd(11)} ${n} thread(s): ${r.median_ms.toFixed(2)} ms`);
     log(`onnxruntime-node, ${n} intra-op thread(s)`);
     const ort = runJson('node', ['tests/bench/ort_node_bench.mjs', '--shapes', shapeArg, '--ref-dir', out, ...protoArgs], { BENCH_THREADS: String(n) });
     info.ort_node[n] = { version: ort.version ?? null, intra_op_threads: ort.intra_op_threads ?? null, error: ort.error ?? null };
@@ -69,7 +81,7 @@ export async function threadsRuns({ results, root, out, quick, log, runJson, ben
   }
   const bad = runs.filter((r) => r.max_abs_diff_vs_torch != null && r.max_abs_diff_vs_torch > 1e-4);
   if (bad.length) log(`warning: ${bad.length} run(s) differ from PyTorch by more than 1e-4:`, bad.map((r) => `${r.backend}@${r.threads} T=${r.T}`).join(', '));
-  results.threads = { ...info, runs };
+  results.threads = { ...info, runs, steps };
   results.machine.loadavg_after = loadavg();
   results.seconds = (Date.now() - Date.parse(results.date)) / 1000;
   const markdown = threadsTable(results);
@@ -104,5 +116,16 @@ export function threadsTable(results) {
     for (const n of [1, N])
       lines.push(`| ${T} | ${n} | ${x(ms('core-native', n, T), ms('torch-cpu', n, T))} | ${x(ms('core-native', n, T), ms('ort-node', n, T))} | ` +
         `${x(ms('core-wasm', n, T), ms('ort-wasm', n, T))} | ${x(ms('core-wasm', n, T), ms('tfjs-wasm', n, T))} |`);
+  const { steps = [] } = results.threads;
+  const stepMs = (backend, n, kind, c) => steps.find((r) => r.backend === backend && r.threads === n && r.kind === kind && r.case === c)?.median_ms ?? null;
+  const what = { 'train:causal': 'one training step, causal MHA (main table\'s case)', 'train:mha': 'one training step, MHA 1×512×768',
+    'decode:cache': 'one GPT decode step at T = 256, KV cache', 'decode:nocache': 'one GPT decode step at T = 256, no cache' };
+  lines.push('', 'Natively, a training step (zero_grad + forward + loss + backward + AdamW) and a decode step, median ms:', '',
+    `| measured | core: 1 / ${N} threads (speed-up) | PyTorch: 1 / ${N} threads (speed-up) | core / PyTorch at 1 | at ${N} |`, '|---|---:|---:|---:|---:|');
+  for (const key of Object.keys(what)) {
+    const [kind, c] = key.split(':');
+    const [c1, cN, t1, tN] = [stepMs('core-native', 1, kind, c), stepMs('core-native', N, kind, c), stepMs('torch-cpu', 1, kind, c), stepMs('torch-cpu', N, kind, c)];
+    lines.push(`| ${what[key]} | ${f(c1)} / ${f(cN)} (${x(c1, cN)}) | ${f(t1)} / ${f(tN)} (${x(t1, tN)}) | ${x(c1, t1)} | ${x(cN, tN)} |`);
+  }
   return lines.join('\n');
 }
