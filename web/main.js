@@ -41,9 +41,9 @@ function showCoreStatus(core, error = null) {
   document.body.classList.remove('loading');
   i18nText(document.getElementById('version'), 'footer.version', { version: core.version(), kernels: core.kernels() });
   // the threaded build where the page is cross-origin isolated (bindings/attention.mjs)
-  const threads = document.getElementById('threads');
-  threads.dataset.threads = core.threads();
-  i18nText(threads, core.threads() > 1 ? 'footer.threads.many' : 'footer.threads.one', { count: core.threads() });
+  const footer = document.getElementById('threads'), count = core.threads();
+  footer.dataset.threads = count;
+  i18nText(footer, count > 1 ? 'footer.threads.many' : 'footer.threads.one', { count });
 }
 
 // The WASM core (the small build: bindings/attention.mjs), or null (the status banner then says why).

@@ -60,8 +60,6 @@ function renameField(e) {
   return e;
 }
 
-// The scenario the trainer is built from: core/SCENARIO.md "Training", one optimizer step per
-// step() call; `first` is the first training batch (the scenario's own inputs).
 // A training step's multiply-adds, roughly (forward and backward: 3 x the forward's): per token,
 // each layer's four projections (4 d^2), its MLP (2 d ffn; nanoGPT's is 4d wide) and its
 // attention over the context (2 T d), and the output layer (d V).
@@ -79,6 +77,8 @@ export function stepMultiplyAdds(config) {
 export const THREADS_FROM_MULTIPLY_ADDS = 1.5e8;
 export const gainsFromThreads = (config) => stepMultiplyAdds(config) >= THREADS_FROM_MULTIPLY_ADDS;
 
+// The scenario the trainer is built from: core/SCENARIO.md "Training", one optimizer step per
+// step() call; `first` is the first training batch (the scenario's own inputs).
 export function trainScenario(config, first) {
   const shape = first.shape;
   return {

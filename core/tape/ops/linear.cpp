@@ -26,8 +26,9 @@ void linear_backward(const Node& n, const Tensor& g, Grads& w) {
   const int64_t OC = W.size(0), IC = W.size(1), R = IC ? x.numel() / IC : 0;
   const Kernels& k = kernels();
   const double work = double(R) * double(OC) * double(IC);  // multiply-adds of each product
-  // Both products split their output rows across the threads (kGemmRows at a time, math/ops.hpp): each output is the same sum over the inner dimension in the same order whatever
-  // rows share its call (kernels.hpp), so the gradients are the same at any thread count.
+  // Both products split their output rows across the threads (kGemmRows at a time, math/ops.hpp):
+  // each output is the same sum over the inner dimension in the same order whatever rows share its
+  // call (kernels.hpp), so the gradients are the same at any thread count.
   if (w.needs(n, 0)) {  // dx = g W: (R x OC)(OC x IC)
     Tensor gx = Tensor::empty(x.shape());
     parallel_for(u(R), kGemmRows, [&](size_t r0, size_t r1) {
