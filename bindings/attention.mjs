@@ -122,6 +122,8 @@ function encode(scenario, options) {
     });
     text = JSON.stringify(scenario.inputs ? { ...scenario, inputs } : scenario);
   }
+  // the model folder of "pretrained": {name: Uint8Array} or (name) => Uint8Array | null
+  if (options.files != null) blobs.files = options.files;
   return { text, buffers, blobs };
 }
 

@@ -82,15 +82,42 @@ class Failure {
   std::string error_, field_;
 };
 
+// A Uint8Array copied into the heap with one TypedArray.set (a memcpy), not element by element.
+attn::Blob heap_copy(const val& bytes) {
+  attn::Blob out(bytes["length"].as<size_t>());
+  if (!out.empty()) val(typed_memory_view(out.size(), out.data())).call<void>("set", bytes);
+  return out;
+}
+
 // buffers: a JS array of Float32Arrays (inputs' "buffer": i); blobs: Uint8Arrays (safetensors
-// files: "weights": {"buffer": i}); each copied into the heap once.
+// files: "weights": {"buffer": i}); each copied into the heap once. blobs.files: the model folder
+// of "pretrained", a function (name) -> Uint8Array | null, or an object {name: Uint8Array} (a
+// property of the array, not a fourth argument: the page's small build, which has no model
+// folders, keeps the constructors it had).
 attn::Scenario parse(const std::string& scenario_json, val buffers, val blobs) {
   std::vector<std::vector<float>> data;
   const size_t n = buffers["length"].as<size_t>();
   for (size_t i = 0; i < n; ++i) data.push_back(convertJSArrayToNumberVector<float>(buffers[i]));
   std::vector<attn::Blob> bytes;
   const size_t m = blobs["length"].as<size_t>();
-  for (size_t i = 0; i < m; ++i) bytes.push_back(convertJSArrayToNumberVector<uint8_t>(blobs[i]));
+  for (size_t i = 0; i < m; ++i) bytes.push_back(heap_copy(blobs[i]));
+  if constexpr (attn::kPretrained) {  // the small build refuses "pretrained" by itself
+    const val files = blobs["files"];
+    if (!files.isUndefined() && !files.isNull()) {
+      const std::string kind = files.typeOf().as<std::string>();
+      if (kind != "function" && kind != "object")
+        throw attn::Error("options.files (" + kind + ") must be {name: Uint8Array} or a function (name) => Uint8Array | null", "pretrained");
+      const attn::FolderReader read = [&](const std::string&, const std::string& name, attn::Blob& out) {
+        const val f = kind == "function" ? files(name) : files.call<bool>("hasOwnProperty", name) ? files[name] : val::null();
+        if (f.isUndefined() || f.isNull()) return false;
+        if (!f.instanceof(val::global("Uint8Array")))
+          throw attn::Error("the model folder's file '" + name + "' must be a Uint8Array (bytes), got " + f.typeOf().as<std::string>(), "pretrained");
+        out = heap_copy(f);
+        return true;
+      };
+      return attn::parse_scenario(scenario_json, &data, &bytes, &read);
+    }
+  }
   return attn::parse_scenario(scenario_json, &data, &bytes);
 }
 

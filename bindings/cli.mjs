@@ -1,12 +1,15 @@
 #!/usr/bin/env node
 // The WASM core from the command line, twin of build/native/attention-cli:
-//   node bindings/cli.mjs run FILE.json [--weights W.safetensors]   print the result JSON ("-" reads stdin)
+//   node bindings/cli.mjs run FILE.json [--weights W.safetensors]   print the result JSON ("-" reads stdin);
+//                                   "pretrained": "DIR" reads a Hugging Face model folder beside FILE.json
 //   node bindings/cli.mjs weights W.safetensors                     list the file's tensors
 //   node bindings/cli.mjs modules                                   print the module table
 // Bad input: exit 1 with one line "error: ..." on stderr. ATTENTION_THREADS as the native CLI's.
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { MAX_THREADS, hasRelaxedSimd, loadAttention } from './attention.mjs';
+import { withTokens } from './tokenizer.mjs';
 
 // The browsers run attention-relaxed.wasm (bindings/attention.mjs); Node 20 validates relaxed SIMD
 // behind a flag, turned on here before any module is compiled, so a scenario exported from the page
@@ -122,7 +125,19 @@ async function main(argv) {
   const core = await load();  // the full-speed or threaded build: every field, the interpretability ones too
   try {
     const options = withWeights ? { weights: readBytes(argv[3], 'weights'), weightsName: argv[3].split('/').pop() } : {};
-    process.stdout.write(resultToJson(core.run(text, options)));
+    // "pretrained": a model folder, relative to the scenario file's folder (the working directory for stdin)
+    const base = file === '-' ? process.cwd() : dirname(resolve(file));
+    let folder = null;
+    try {
+      folder = JSON.parse(text).pretrained;
+    } catch {}  // the core names the JSON error
+    if (typeof folder === 'string') options.files = (name) => {
+      const path = join(resolve(base, folder), name);
+      return existsSync(path) && statSync(path).isFile() ? readFileSync(path) : null;
+    };
+    // inputs given as text: the folder's tokenizer makes them ids (bindings/tokenizer.mjs)
+    const scenario = options.files && /"text"\s*:/.test(text) ? (await withTokens(JSON.parse(text), options.files)).scenario : text;
+    process.stdout.write(resultToJson(core.run(scenario, options)));
     return 0;
   } catch (e) {
     process.stderr.write(`error: ${String(e.message).replace(/\n/g, ' ')}\n`);

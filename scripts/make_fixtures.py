@@ -3,7 +3,7 @@
 
 Run with Debian's python3 and python3-torch (1.13): `npm run fixtures` installs both and runs this.
 The references live in scripts/torch_refs/, one file per family (seed000.py ... seed004.py for the
-five tutorials, causal_transformer.py, nanogpt.py, modern.py), each module as its tutorial writes
+five tutorials, causal_transformer.py, nanogpt.py, modern.py, hf.py), each module as its tutorial writes
 it with one addition: `trace.rec(name, tensor)` after the lines the core records as steps, under the
 same names; each file ends with its cases. A scenario (core/SCENARIO.md) is run exactly as the
 core runs it (torch_refs/runner.py):
@@ -34,7 +34,7 @@ import sys
 import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from torch_refs import causal_transformer, interp, modern, nanogpt, seed000, seed001, seed002, seed003, seed004  # noqa: E402
+from torch_refs import causal_transformer, hf, interp, modern, nanogpt, seed000, seed001, seed002, seed003, seed004  # noqa: E402
 from torch_refs.causal_transformer import CausalTransformer  # noqa: E402,F401  (for the other scripts)
 from torch_refs.common import (INLINE_MAX, JOURNEY, OUT, causal4, data, dumps, padding_mask_000, rand,  # noqa: E402,F401
                                softmax_masked_rows_zero, tensor_json, trace, write_case)
@@ -50,6 +50,7 @@ def fixtures():
     f.update(nanogpt.cases(run_generation))
     f.update(modern.cases())
     f.update(interp.cases(run_generation))
+    f.update(hf.cases(run_generation))
     return f
 
 

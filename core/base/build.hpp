@@ -9,6 +9,11 @@
 #define ATTN_INTERP 1
 #endif
 
+#ifndef ATTN_PRETRAINED
+#define ATTN_PRETRAINED 1
+#endif
+
 namespace attn {
 inline constexpr bool kInterp = ATTN_INTERP != 0;
+inline constexpr bool kPretrained = ATTN_PRETRAINED != 0;
 }  // namespace attn

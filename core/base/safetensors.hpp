@@ -21,6 +21,25 @@ struct SafeTensor {
 };
 
 
+// One tensor of a header, checked: its dtype, shape and byte range in the data after the header.
+struct SafeTensorEntry {
+  std::string name, dtype;
+  Shape shape;
+  int64_t count = 1;
+  uint64_t begin = 0, end = 0;
+};
+struct SafeTensorsHeader {
+  uint64_t data_offset = 0;  // 8 + the header's length: where the data starts
+  uint64_t data_size = 0;    // the bytes after the header, as the entries claim them
+  std::vector<SafeTensorEntry> entries;  // in the file's (header's) order
+  uint64_t f32_bytes() const;  // the tensors as float32, as the core holds them
+};
+// The header alone, every entry checked against the file's `size` (which may exceed the bytes
+// given: a page reads the header of a file before it fetches the rest): F32 / F16 / BF16, shapes
+// within kMaxWeightElements, byte ranges that tile the data exactly (no overlap, no gap, nothing
+// past the end, as the safetensors crate requires). `bytes` must hold the header (8 + N bytes).
+SafeTensorsHeader read_safetensors_header(const uint8_t* bytes, size_t available, uint64_t size);
+
 std::vector<SafeTensor> read_safetensors(const uint8_t* bytes, size_t size);
 
 // [{"name", "dtype", "shape"}] of a file, for listing it (the page, the CLI); throws like the reader.

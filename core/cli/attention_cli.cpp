@@ -1,7 +1,9 @@
 // attention-cli: the core from the command line.
 //   attention-cli run FILE.json [--weights W.safetensors]
 //                                 print the result JSON of a scenario (SCENARIO.md); "-" reads stdin;
-//                                 --weights loads a state_dict saved as safetensors (docs/modules.md)
+//                                 --weights loads a state_dict saved as safetensors (docs/modules.md);
+//                                 "pretrained": "DIR" reads a Hugging Face model folder, relative to
+//                                 FILE.json's folder (to the working directory for stdin)
 //   attention-cli weights W.safetensors   list the tensors of a safetensors file (name, dtype, shape)
 //   attention-cli modules         print the module table as JSON
 //   attention-cli --version
@@ -65,8 +67,20 @@ int main(int argc, char** argv) {
       std::cerr << "error: cannot read scenario file '" << path << "': check the path\n";
       return 1;
     }
+    // The model folder of "pretrained", relative to the scenario file's folder.
+    const std::string base = path == "-" || path.find('/') == std::string::npos ? std::string() : path.substr(0, path.find_last_of('/') + 1);
+    const attn::FolderReader files = [&](const std::string& folder, const std::string& name, attn::Blob& out) {
+      std::string dir = folder[0] == '/' ? folder : base + folder, bytes;
+      if (dir.back() != '/') dir += '/';
+      if (!read_file(dir + name, bytes)) return false;
+      out.assign(bytes.begin(), bytes.end());
+      return true;
+    };
+    // A checkpoint's weights are held beside the working memory: natively the budget grows by the
+    // most a model folder may hold (the WASM heap, 1 GiB, cannot).
+    if (text.find("\"pretrained\"") != std::string::npos) attn::set_memory_budget(attn::kDefaultMemoryBudget + attn::kMaxModelBytes);
     if (!with_weights) {
-      std::cout << attn::run_json(text);
+      std::cout << attn::result_to_json(attn::run(attn::parse_scenario(text, nullptr, nullptr, &files)));
       return 0;
     }
     std::vector<attn::Blob> blobs(1);

@@ -14,6 +14,7 @@ namespace attn {
 // the M_ macros are not standard C++.
 constexpr double kSqrt1_2 = 0.70710678118654752440;
 constexpr double kGeluBeta = 1.12837916709551257390 * 0.70710678118654752440 * 0.5;  // 1 / sqrt(2 pi)
+constexpr double kSqrt2OverPi = 0.79788456080286535588;  // math.sqrt(2.0 / math.pi), gelu_new's constant
 
 struct Kernels {
   const char* name;  // "scalar", "sse2", "avx2", "wasm-simd128"
@@ -62,6 +63,19 @@ struct Kernels {
   void (*gelu)(float* y, const float* x, size_t n);
   // dx = dy * (cdf(x) + x * pdf(x)), cdf = 0.5 * (1 + erf(x / sqrt(2))), pdf = exp(-x^2 / 2) / sqrt(2 pi)
   void (*gelu_backward)(float* dx, const float* x, const float* dy, size_t n);
+  // y = 0.5 x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3))): F.gelu(approximate='tanh'), Hugging
+  // Face's gelu_new (GPT-2's activation_function)
+  void (*gelu_tanh)(float* y, const float* x, size_t n);
+  // dx = dy * (0.5 (1 + t) + 0.5 x (1 - t^2) sqrt(2 / pi) (1 + 3 * 0.044715 x^2)), t the tanh above
+  void (*gelu_tanh_backward)(float* dx, const float* x, const float* dy, size_t n);
+  // y = x / (1 + exp(-x)): F.silu (Llama's hidden_act "silu", SwiGLU's gate)
+  void (*silu)(float* y, const float* x, size_t n);
+  // dx = dy * s (1 + x (1 - s)), s = 1 / (1 + exp(-x))
+  void (*silu_backward)(float* dx, const float* x, const float* dy, size_t n);
+  // One row of Llama's RMSNorm, float32 throughout: y = gamma * (x * rsqrt(mean(x^2) + eps))
+  void (*rms_norm)(float* y, const float* x, const float* gamma, size_t n, float eps);
+  // Its backward over one row: dx, and dgamma += dy * x * r (summed over rows by the caller)
+  void (*rms_norm_backward)(float* dx, float* dgamma, const float* x, const float* dy, const float* gamma, size_t n, float eps);
 };
 
 const Kernels& scalar_kernels();

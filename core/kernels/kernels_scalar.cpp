@@ -3,6 +3,7 @@
 #include <cmath>
 #include <limits>
 
+#include "base/build.hpp"
 #include "kernels/kernels.hpp"
 
 namespace attn {
@@ -113,11 +114,55 @@ void gelu_backward(float* dx, const float* x, const float* dy, size_t n) {
   }
 }
 
+// As Hugging Face's NewGELUActivation (0.5 * x * (1 + tanh(sqrt(2 / pi) * (x + 0.044715 * x^3)))), float throughout.
+void gelu_tanh(float* y, const float* x, size_t n) {
+  const float k = static_cast<float>(kSqrt2OverPi);
+  for (size_t i = 0; i < n; ++i) y[i] = 0.5f * x[i] * (1.f + std::tanh(k * (x[i] + 0.044715f * x[i] * x[i] * x[i])));
+}
+void gelu_tanh_backward(float* dx, const float* x, const float* dy, size_t n) {
+  const float k = static_cast<float>(kSqrt2OverPi);
+  for (size_t i = 0; i < n; ++i) {
+    const float v = x[i], t = std::tanh(k * (v + 0.044715f * v * v * v));
+    dx[i] = dy[i] * (0.5f * (1.f + t) + 0.5f * v * (1.f - t * t) * k * (1.f + 3.f * 0.044715f * v * v));
+  }
+}
+void silu(float* y, const float* x, size_t n) {
+  for (size_t i = 0; i < n; ++i) y[i] = x[i] / (1.f + std::exp(-x[i]));
+}
+void silu_backward(float* dx, const float* x, const float* dy, size_t n) {
+  for (size_t i = 0; i < n; ++i) {
+    const float s = 1.f / (1.f + std::exp(-x[i]));
+    dx[i] = dy[i] * s * (1.f + x[i] * (1.f - s));
+  }
+}
+void rms_norm(float* y, const float* x, const float* gamma, size_t n, float eps) {
+  float ss = 0.f;
+  for (size_t i = 0; i < n; ++i) ss += x[i] * x[i];
+  const float r = 1.f / std::sqrt(ss / static_cast<float>(n) + eps);
+  for (size_t i = 0; i < n; ++i) y[i] = gamma[i] * (x[i] * r);
+}
+// y_i = g_i x_i r, r = (mean(x^2) + eps)^-1/2: dx_i = r (dy_i g_i - x_i r^2 mean(dy g x))
+void rms_norm_backward(float* dx, float* dgamma, const float* x, const float* dy, const float* gamma, size_t n, float eps) {
+  float ss = 0.f;
+  for (size_t i = 0; i < n; ++i) ss += x[i] * x[i];
+  const float r = 1.f / std::sqrt(ss / static_cast<float>(n) + eps);
+  float m = 0.f;
+  for (size_t i = 0; i < n; ++i) {
+    dgamma[i] += dy[i] * x[i] * r;
+    m += dy[i] * gamma[i] * x[i];
+  }
+  m /= static_cast<float>(n);
+  for (size_t i = 0; i < n; ++i) dx[i] = r * (dy[i] * gamma[i] - x[i] * r * r * m);
+}
+
 }  // namespace
 
 const Kernels& scalar_kernels() {
   static const Kernels k{"scalar", 1, gemm_nt, gemm_nn, gemm_tn, axpy, add, scale, mul, masked_fill, relu, softmax, layer_norm,
-                         softmax_backward, layer_norm_backward, gelu, gelu_backward};
+                         softmax_backward, layer_norm_backward, gelu, gelu_backward,
+                         // Hugging Face's models only: not in the page's small build (base/build.hpp)
+                         kPretrained ? gelu_tanh : nullptr, kPretrained ? gelu_tanh_backward : nullptr, kPretrained ? silu : nullptr,
+                         kPretrained ? silu_backward : nullptr, kPretrained ? rms_norm : nullptr, kPretrained ? rms_norm_backward : nullptr};
   return k;
 }
 

@@ -14,6 +14,7 @@
 #include <wasm_simd128.h>
 #endif
 
+#include "base/build.hpp"
 #include "kernels/kernels.hpp"
 
 // The relaxed-SIMD WASM build (kernels_wasm.cpp compiled again with ATTN_WASM_RELAXED, linked
@@ -493,9 +494,104 @@ struct K {
     }
   }
 
+  // tanh(z) = sign(z) (1 - e) / (1 + e), e = exp(-2 |z|) <= 1 (exp_nonpositive's domain): for
+  // GELU's 1 + tanh the absolute error is what matters, ~1 ulp of 1.
+  static B tanh(const B& z) {
+    const B e = exp_nonpositive(B(-2.f) * xsimd::abs(z));
+    const B t = (B(1.f) - e) / (B(1.f) + e);
+    return xsimd::select(z < B(0.f), -t, t);
+  }
+  // 1 / (1 + exp(-x)) from e = exp(-|x|): 1 / (1 + e) for x >= 0, e / (1 + e) below
+  static B sigmoid(const B& x) {
+    const B e = exp_nonpositive(-xsimd::abs(x)), d = B(1.f) / (B(1.f) + e);
+    return xsimd::select(x < B(0.f), e * d, d);
+  }
+  static void gelu_tanh(float* y, const float* x, size_t n) {
+    const float k = static_cast<float>(kSqrt2OverPi);
+    size_t i = 0;
+    for (; i + W <= n; i += W) {
+      const B v = B::load_unaligned(x + i);
+      (B(0.5f) * v * (B(1.f) + tanh(B(k) * madd(B(0.044715f) * v * v, v, v)))).store_unaligned(y + i);
+    }
+    for (; i < n; ++i) y[i] = 0.5f * x[i] * (1.f + std::tanh(k * (x[i] + 0.044715f * x[i] * x[i] * x[i])));
+  }
+  static void gelu_tanh_backward(float* dx, const float* x, const float* dy, size_t n) {
+    const float k = static_cast<float>(kSqrt2OverPi);
+    size_t i = 0;
+    for (; i + W <= n; i += W) {
+      const B v = B::load_unaligned(x + i), t = tanh(B(k) * madd(B(0.044715f) * v * v, v, v));
+      const B d = madd(B(0.5f) * v * (B(1.f) - t * t) * B(k), madd(B(3.f * 0.044715f) * v, v, B(1.f)), B(0.5f) * (B(1.f) + t));
+      (B::load_unaligned(dy + i) * d).store_unaligned(dx + i);
+    }
+    for (; i < n; ++i) {
+      const float v = x[i], t = std::tanh(k * (v + 0.044715f * v * v * v));
+      dx[i] = dy[i] * (0.5f * (1.f + t) + 0.5f * v * (1.f - t * t) * k * (1.f + 3.f * 0.044715f * v * v));
+    }
+  }
+  static void silu(float* y, const float* x, size_t n) {
+    size_t i = 0;
+    for (; i + W <= n; i += W) {
+      const B v = B::load_unaligned(x + i);
+      (v * sigmoid(v)).store_unaligned(y + i);
+    }
+    for (; i < n; ++i) y[i] = x[i] / (1.f + std::exp(-x[i]));
+  }
+  static void silu_backward(float* dx, const float* x, const float* dy, size_t n) {
+    size_t i = 0;
+    for (; i + W <= n; i += W) {
+      const B v = B::load_unaligned(x + i), sg = sigmoid(v);
+      (B::load_unaligned(dy + i) * sg * madd(v, B(1.f) - sg, B(1.f))).store_unaligned(dx + i);
+    }
+    for (; i < n; ++i) {
+      const float sg = 1.f / (1.f + std::exp(-x[i]));
+      dx[i] = dy[i] * sg * (1.f + x[i] * (1.f - sg));
+    }
+  }
+  static float sum_squares(const float* x, size_t n) {
+    size_t i = 0;
+    B vs(0.f);
+    for (; i + W <= n; i += W) {
+      const B v = B::load_unaligned(x + i);
+      vs = madd(v, v, vs);
+    }
+    float ss = xsimd::hadd(vs);
+    for (; i < n; ++i) ss += x[i] * x[i];
+    return ss;
+  }
+  static void rms_norm(float* y, const float* x, const float* gamma, size_t n, float eps) {
+    const float r = 1.f / std::sqrt(sum_squares(x, n) / static_cast<float>(n) + eps);
+    size_t i = 0;
+    for (; i + W <= n; i += W) (B::load_unaligned(gamma + i) * (B::load_unaligned(x + i) * B(r))).store_unaligned(y + i);
+    for (; i < n; ++i) y[i] = gamma[i] * (x[i] * r);
+  }
+  static void rms_norm_backward(float* dx, float* dgamma, const float* x, const float* dy, const float* gamma, size_t n, float eps) {
+    const float r = 1.f / std::sqrt(sum_squares(x, n) / static_cast<float>(n) + eps);
+    size_t i = 0;
+    B vm(0.f);
+    for (; i + W <= n; i += W) {
+      const B xv = B::load_unaligned(x + i), d = B::load_unaligned(dy + i);
+      madd(d, xv * B(r), B::load_unaligned(dgamma + i)).store_unaligned(dgamma + i);
+      vm = madd(d * B::load_unaligned(gamma + i), xv, vm);
+    }
+    float m = xsimd::hadd(vm);
+    for (; i < n; ++i) {
+      dgamma[i] += dy[i] * x[i] * r;
+      m += dy[i] * gamma[i] * x[i];
+    }
+    m /= static_cast<float>(n);
+    const float c = r * r * m;
+    for (i = 0; i + W <= n; i += W)
+      (B(r) * (B::load_unaligned(dy + i) * B::load_unaligned(gamma + i) - B::load_unaligned(x + i) * B(c))).store_unaligned(dx + i);
+    for (; i < n; ++i) dx[i] = r * (dy[i] * gamma[i] - x[i] * c);
+  }
+
   static const Kernels& table(const char* name) {
     static const Kernels k{name, W, gemm_nt, gemm_nn, gemm_tn, axpy, add, scale, mul, masked_fill, relu, softmax, layer_norm,
-                           softmax_backward, layer_norm_backward, gelu, gelu_backward};
+                           softmax_backward, layer_norm_backward, gelu, gelu_backward,
+                           // Hugging Face's models only: not in the page's small build (base/build.hpp)
+                           kPretrained ? gelu_tanh : nullptr, kPretrained ? gelu_tanh_backward : nullptr, kPretrained ? silu : nullptr,
+                           kPretrained ? silu_backward : nullptr, kPretrained ? rms_norm : nullptr,
+                           kPretrained ? rms_norm_backward : nullptr};
     return k;
   }
 };

@@ -252,6 +252,31 @@ Tensor gelu(const Tensor& x_) {
   return out;
 }
 
+Tensor gelu_tanh(const Tensor& x_) {
+  const Tensor x = x_.contiguous();
+  Tensor out = Tensor::empty(x.shape());
+  kernels().gelu_tanh(out.data(), x.data(), static_cast<size_t>(x.numel()));
+  return out;
+}
+
+Tensor silu(const Tensor& x_) {
+  const Tensor x = x_.contiguous();
+  Tensor out = Tensor::empty(x.shape());
+  kernels().silu(out.data(), x.data(), static_cast<size_t>(x.numel()));
+  return out;
+}
+
+Tensor rms_norm(const Tensor& x_, const Tensor& gamma, float eps) {
+  const int64_t n = x_.size(-1);
+  if (gamma.numel() != n) fail("rms_norm: the weight's size (", gamma.numel(), ") must equal the input's last dimension (", n, ")");
+  const Tensor x = x_.contiguous(), g = gamma.contiguous();
+  Tensor out = Tensor::empty(x.shape());
+  const Kernels& k = kernels();
+  const int64_t rows = x.numel() / (n ? n : 1);
+  for (int64_t r = 0; r < rows; ++r) k.rms_norm(out.data() + r * n, x.data() + r * n, g.data(), static_cast<size_t>(n), eps);
+  return out;
+}
+
 Tensor layer_norm(const Tensor& x_, const Tensor& gamma, const Tensor& beta_, float eps) {
   const int64_t n = x_.size(-1);
   const Tensor beta = beta_.defined() ? beta_ : Tensor::zeros({n});  // + 0 is what F.layer_norm adds without a bias

@@ -44,6 +44,10 @@ Tensor div_scalar(const Tensor& x, float s);  // x / s
 Tensor add(const Tensor& a, const Tensor& b); // same shapes
 Tensor relu(const Tensor& x);
 Tensor gelu(const Tensor& x);  // nn.GELU(), the exact (erf) form
+Tensor gelu_tanh(const Tensor& x);  // F.gelu(approximate='tanh'): Hugging Face's gelu_new
+Tensor silu(const Tensor& x);       // F.silu: x * sigmoid(x)
+// Llama's RMSNorm over the last dim: gamma * (x * rsqrt(mean(x^2) + eps)), float32
+Tensor rms_norm(const Tensor& x, const Tensor& gamma, float eps);
 // over the last dimension, eps as nn.LayerNorm's default 1e-5; beta undefined: no bias (nanoGPT's bias=False)
 Tensor layer_norm(const Tensor& x, const Tensor& gamma, const Tensor& beta, float eps = 1e-5f);
 // train-mode nn.Dropout's mask: per element bernoulli(1 - p) drawn from gen, divided by (1 - p), so

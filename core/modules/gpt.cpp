@@ -32,6 +32,7 @@
 //     rows stay the positions, as without a window.
 #include <array>
 
+#include "base/build.hpp"
 #include "modules/modules.hpp"
 #include "nn/generative.hpp"
 
@@ -47,6 +48,8 @@ struct GPTConfig {
   double rope_base = 10000.0;
   int64_t kv_heads = 0;  // 0: n_head
   int64_t window = 0, sink_tokens = 0;
+  bool gelu_tanh = false;  // Hugging Face's GPT-2: activation_function gelu_new
+  float ln_eps = 1e-5f;    // layer_norm_epsilon
   int64_t Hk() const { return kv_heads > 0 ? kv_heads : H; }
   bool llama() const { return rope || Hk() != H || window > 0; }
 };
@@ -207,12 +210,19 @@ struct CausalSelfAttention {
 struct MLP {
   Linear c_fc, c_proj;
   float p = 0.f;
-  MLP(const GPTConfig& c, Generator& gen) : c_fc(c.C, 4 * c.C, c.bias, gen), c_proj(4 * c.C, c.C, c.bias, gen), p(c.dropout) {}
+  bool tanh = false;
+  MLP(const GPTConfig& c, Generator& gen)
+      : c_fc(c.C, 4 * c.C, c.bias, gen), c_proj(4 * c.C, c.C, c.bias, gen), p(c.dropout), tanh(kPretrained && c.gelu_tanh) {}
   Var operator()(const Var& x, Context& ctx) const {
     Var h = c_fc(ctx, x);
     ctx.step("c_fc", h, {"batch", "seq", "4*n_embd"}, "x = self.c_fc(x)");
-    h = gelu(ctx, h);
-    ctx.step("gelu", h, {"batch", "seq", "4*n_embd"}, "x = self.gelu(x)");
+    if (kPretrained && tanh) {  // the page's small build has no gelu_tanh argument (base/build.hpp)
+      h = gelu_tanh(ctx, h);
+      ctx.step("gelu", h, {"batch", "seq", "4*n_embd"}, "x = self.gelu(x)  # gelu_new: 0.5 * x * (1 + tanh(sqrt(2 / pi) * (x + 0.044715 * x^3)))");
+    } else {
+      h = gelu(ctx, h);
+      ctx.step("gelu", h, {"batch", "seq", "4*n_embd"}, "x = self.gelu(x)");
+    }
     h = c_proj(ctx, h);
     ctx.step("c_proj", h, {"batch", "seq", "n_embd"}, "x = self.c_proj(x)");
     if (ctx.train && p > 0.f) {
@@ -232,30 +242,16 @@ struct Block {
   CausalSelfAttention attn;
   LayerNorm ln_2;
   MLP mlp;
-  Block(const GPTConfig& c, Generator& gen) : ln_1(c.C, c.bias), attn(c, gen), ln_2(c.C, c.bias), mlp(c, gen) {}
+  Block(const GPTConfig& c, Generator& gen) : ln_1(c.C, c.bias, c.ln_eps), attn(c, gen), ln_2(c.C, c.bias, c.ln_eps), mlp(c, gen) {}
 
   // x = x + self.attn(self.ln_1(x)); x = x + self.mlp(self.ln_2(x)), attention by `attend`
   template <class Attend>
   Var residuals(const Var& x, Context& ctx, Attend attend) const {
-    Var h = ln_1(ctx, x);
-    ctx.step("ln_1", h, {"batch", "seq", "n_embd"}, "self.ln_1(x)");
-    Var a;
-    {
-      Context::Scope scope(ctx, "attn.");
-      a = attend(h);
-    }
-    Var x1 = add(ctx, x, a);
-    ctx.step("x_attn", x1, {"batch", "seq", "n_embd"}, "x = x + self.attn(self.ln_1(x))");
-    h = ln_2(ctx, x1);
-    ctx.step("ln_2", h, {"batch", "seq", "n_embd"}, "self.ln_2(x)");
-    Var m;
-    {
-      Context::Scope scope(ctx, "mlp.");
-      m = mlp(h, ctx);
-    }
-    Var x2 = add(ctx, x1, m);
-    ctx.step("x_mlp", x2, {"batch", "seq", "n_embd"}, "x = x + self.mlp(self.ln_2(x))");
-    return x2;
+    static const PreNormBlockSteps steps{"n_embd", "ln_1", "self.ln_1(x)", "attn.", "x_attn", "x = x + self.attn(self.ln_1(x))",
+                                         "ln_2", "self.ln_2(x)", "mlp.", "x_mlp", "x = x + self.mlp(self.ln_2(x))"};
+    return pre_norm_block(
+        ctx, x, steps, [&](const Var& v) { return ln_1(ctx, v); }, attend, [&](const Var& v) { return ln_2(ctx, v); },
+        [&](const Var& v) { return mlp(v, ctx); });
   }
   void parameters(const std::string& p, ParamList& out) {
     ln_1.parameters(p + "ln_1.", out);
@@ -282,7 +278,7 @@ class GPT : public Module, public Generative {
       gen.embedding_init(wpe.data(), static_cast<size_t>(wpe.numel()));
     }
     for (int64_t i = 0; i < c.L; ++i) h.emplace_back(c, gen);
-    ln_f = LayerNorm(c.C, c.bias);
+    ln_f = LayerNorm(c.C, c.bias, c.ln_eps);
     Linear lm_head(c.C, c.V, false, gen);  // nn.Linear(n_embd, vocab_size, bias=False)
     wte = lm_head.weight;                  // self.transformer.wte.weight = self.lm_head.weight
     init_weights(gen);
@@ -343,10 +339,10 @@ class GPT : public Module, public Generative {
     ln_f.parameters(p + "transformer.ln_f.", out);
   }
   // A nanoGPT state_dict also holds lm_head.weight (the same tensor as wte's) and, saved by PyTorch
-  // < 2.0, every layer's causal-mask buffer attn.bias.
+  // < 2.0, every layer's causal-mask buffer attn.bias (Hugging Face's GPT-2 also attn.masked_bias).
   bool skips_in_state_dict(const std::string& n) const override {
-    const std::string tail = ".attn.bias";
-    return n == "lm_head.weight" || (n.size() > tail.size() && n.compare(n.size() - tail.size(), tail.size(), tail) == 0);
+    const auto ends = [&](const std::string& tail) { return n.size() > tail.size() && n.compare(n.size() - tail.size(), tail.size(), tail) == 0; };
+    return n == "lm_head.weight" || ends(".attn.bias") || ends(".attn.masked_bias");
   }
   std::vector<AttentionSpec> attention() const override {
     std::vector<AttentionSpec> out;
@@ -413,9 +409,12 @@ class GPT : public Module, public Generative {
 
 std::unique_ptr<Module> make(const GPTConfig& c, Generator& g) { return std::make_unique<GPT>(c, g); }
 std::unique_ptr<Module> make_from(const attn::Config& c, Generator& g) {
-  return make({c.i("vocab_size"), c.i("block_size"), c.i("n_layer"), c.i("n_head"), c.i("n_embd"), c.f("dropout"), c.b("bias"),
-               c.b("rope"), c.d("rope_base"), c.i("num_kv_heads"), c.i("window"), c.i("sink_tokens")},
-              g);
+  GPTConfig gc{c.i("vocab_size"), c.i("block_size"), c.i("n_layer"), c.i("n_head"), c.i("n_embd"), c.f("dropout"), c.b("bias"),
+               c.b("rope"), c.d("rope_base"), c.i("num_kv_heads"), c.i("window"), c.i("sink_tokens")};
+#if ATTN_PRETRAINED  // Hugging Face's GPT-2: not in the page's small build (base/build.hpp)
+  gc.gelu_tanh = c.b("gelu_tanh"), gc.ln_eps = c.f("layer_norm_epsilon");
+#endif
+  return make(gc, g);
 }
 
 }  // namespace
@@ -438,7 +437,12 @@ ModuleInfo info_GPT() {
            {"rope_base", ArgType::Float, false, 10000.0, 1, 1e7, "RoPE frequency base"},
            {"num_kv_heads", ArgType::Int, false, 0, 0, 256, "key/value heads (0: n_head; 1: multi-query; must divide n_head): c_attn gives (n_head + 2 * num_kv_heads) * head_dim columns, [q | k | v]"},
            {"window", ArgType::Int, false, 0, 0, 4096, "sliding window: key j visible from query i only if i - window < j <= i (0: none)"},
-           {"sink_tokens", ArgType::Int, false, 0, 0, 4096, "attention sinks: the first keys stay visible under the window"}},
+           {"sink_tokens", ArgType::Int, false, 0, 0, 4096, "attention sinks: the first keys stay visible under the window"},
+#if ATTN_PRETRAINED
+           {"gelu_tanh", ArgType::Bool, false, 0, 0, 1, "GELU's tanh form (Hugging Face's GPT-2: gelu_new)"},
+           {"layer_norm_epsilon", ArgType::Float, false, 1e-5, 0, 1, "the LayerNorms' epsilon (GPT-2's layer_norm_epsilon)"},
+#endif
+          },
           {{"idx", InputKind::Ids, false, InputRole::tokens, {"batch", "seq"}, "", "(B,T) token ids"}},
           {"output", "attention_weights"},
           make_from,

@@ -30,6 +30,7 @@ ModuleInfo info_Transformer();                   // 002 (decoder loop fixed)
 ModuleInfo info_CausalTransformer();             // 002 + 004: the decoder-only model the page trains
 ModuleInfo info_GPT();                           // nanoGPT's GPT (its model.py), generates (generate.hpp)
 ModuleInfo info_ModernAttention();               // RoPE, ALiBi, GQA/MQA, sliding window, sinks (no seed)
+ModuleInfo info_Llama();                         // Hugging Face's LlamaForCausalLM (Mistral, Qwen2), generates
 
 // Shared by seed 002's modules (positional_encoding.cpp): x + pe[:T] (names the "pe" step), the
 // even-width check, and token ids read from an ids input.
@@ -47,5 +48,36 @@ InputSpec causal_input();
 // their heads (steps k_repeated, v_repeated; n = 1: unchanged, no step).
 void rotate_qk(Context& ctx, Var& q, Var& k, const std::vector<int64_t>& positions, int64_t D, double base);
 void repeat_kv_heads(Context& ctx, Var& k, Var& v, int64_t n);
+
+// Shared by GPT and Llama: the pre-norm block x = x + attn(norm_1(x)); x = x + mlp(norm_2(x)),
+// norm_1, attn, norm_2 and mlp given as functions of a Var; each result a step named and quoted
+// as the model's own code does (`attn` and `mlp` run under their scopes).
+struct PreNormBlockSteps {
+  const char* width;  // the residual stream's dim name
+  const char *norm_1, *norm_1_line, *attn_scope, *residual_1, *residual_1_line;
+  const char *norm_2, *norm_2_line, *mlp_scope, *residual_2, *residual_2_line;
+};
+template <class Norm1, class Attend, class Norm2, class Mlp>
+Var pre_norm_block(Context& ctx, const Var& x, const PreNormBlockSteps& s, Norm1 norm_1, Attend attend, Norm2 norm_2, Mlp mlp) {
+  Var h = norm_1(x);
+  ctx.step(s.norm_1, h, {"batch", "seq", s.width}, s.norm_1_line);
+  Var a;
+  {
+    Context::Scope scope(ctx, s.attn_scope);
+    a = attend(h);
+  }
+  Var x1 = add(ctx, x, a);
+  ctx.step(s.residual_1, x1, {"batch", "seq", s.width}, s.residual_1_line);
+  h = norm_2(x1);
+  ctx.step(s.norm_2, h, {"batch", "seq", s.width}, s.norm_2_line);
+  Var m;
+  {
+    Context::Scope scope(ctx, s.mlp_scope);
+    m = mlp(h);
+  }
+  Var x2 = add(ctx, x1, m);
+  ctx.step(s.residual_2, x2, {"batch", "seq", s.width}, s.residual_2_line);
+  return x2;
+}
 
 }  // namespace attn

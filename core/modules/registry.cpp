@@ -4,6 +4,7 @@
 #include <set>
 #include <string_view>
 
+#include "base/build.hpp"
 #include "base/error.hpp"
 #include "modules/modules.hpp"
 
@@ -29,6 +30,9 @@ const std::vector<ModuleInfo>& module_registry() {
       info_CausalTransformer(),
       info_GPT(),
       info_ModernAttention(),
+#if ATTN_PRETRAINED  // the page's small build leaves it out (base/build.hpp)
+      info_Llama(),
+#endif
   };
   return table;
 }

@@ -27,18 +27,29 @@ struct Linear {
   }
 };
 
-// nn.LayerNorm(n): weight ones, bias zeros, eps 1e-5; draws nothing. bias = false: nanoGPT's
-// LayerNorm(ndim, bias=False), no bias parameter at all.
+// nn.LayerNorm(n): weight ones, bias zeros, eps 1e-5 (GPT-2's layer_norm_epsilon where a config
+// gives one); draws nothing. bias = false: nanoGPT's LayerNorm(ndim, bias=False), no bias at all.
 struct LayerNorm {
   Tensor weight, bias;
+  float eps = 1e-5f;
   LayerNorm() = default;
-  explicit LayerNorm(int64_t n, bool has_bias = true)
-      : weight(Tensor::full({n}, 1.f)), bias(has_bias ? Tensor::zeros({n}) : Tensor()) {}
-  Var operator()(Context& ctx, const Var& x) const { return layer_norm(ctx, x, ctx.param(weight), ctx.param(bias)); }
+  explicit LayerNorm(int64_t n, bool has_bias = true, float eps_ = 1e-5f)
+      : weight(Tensor::full({n}, 1.f)), bias(has_bias ? Tensor::zeros({n}) : Tensor()), eps(eps_) {}
+  Var operator()(Context& ctx, const Var& x) const { return layer_norm(ctx, x, ctx.param(weight), ctx.param(bias), eps); }
   void parameters(const std::string& prefix, ParamList& out) {
     out.emplace_back(prefix + "weight", &weight);
     if (bias.defined()) out.emplace_back(prefix + "bias", &bias);
   }
+};
+
+// Hugging Face's LlamaRMSNorm(hidden_size, eps): weight ones, no bias; draws nothing.
+struct RMSNorm {
+  Tensor weight;
+  float eps = 1e-6f;
+  RMSNorm() = default;
+  RMSNorm(int64_t n, float eps_) : weight(Tensor::full({n}, 1.f)), eps(eps_) {}
+  Var operator()(Context& ctx, const Var& x) const { return rms_norm(ctx, x, ctx.param(weight), eps); }
+  void parameters(const std::string& prefix, ParamList& out) { out.emplace_back(prefix + "weight", &weight); }
 };
 
 // Throws (field "inputs.<name>") unless x has `rank` dimensions and, where last >= 0, a last

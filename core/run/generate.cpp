@@ -97,7 +97,7 @@ Var Generation::forward(Context& ctx, GeneratedToken& tok, bool full) {
     ctx.position_offset = L - 1;
     Tensor last = Tensor::empty({B, 1});
     for (int64_t b = 0; b < B; ++b) last.data()[b] = static_cast<float>(ids_[b].back());
-    return lm_.decode(ctx.input(last, "idx"), ctx, cache_);
+    return lm_.decode(ctx.input(last, lm_.ids_input()), ctx, cache_);
   }
   tok.mode = spec_.cache ? "prefill" : "full";
   ctx.position_offset = L - W;
@@ -105,7 +105,7 @@ Var Generation::forward(Context& ctx, GeneratedToken& tok, bool full) {
   for (int64_t b = 0; b < B; ++b)
     for (int64_t t = 0; t < W; ++t) window.data()[b * W + t] = static_cast<float>(ids_[b][L - W + t]);
   if (spec_.cache) cache_ = lm_.make_cache(B);  // fresh buffers: earlier steps' views stay as they were
-  const Outputs out = lm_.forward_window(ctx.input(window, "idx"), ctx, spec_.cache ? &cache_ : nullptr, !full);
+  const Outputs out = lm_.forward_window(ctx.input(window, lm_.ids_input()), ctx, spec_.cache ? &cache_ : nullptr, !full);
   if (full) {
     tok.outputs = collect_outputs(out, ctx);
     tok.attention = model_.attention();
@@ -136,7 +136,7 @@ GeneratedToken Generation::next(bool full) {
   ctx.bind_parameters(params_);
   ctx.want_weights = full;  // only a full forward returns attention weights
   ctx.interventions = interventions_;
-  Context::Sequences sequences(ctx, "idx", "idx");
+  Context::Sequences sequences(ctx, lm_.ids_input(), lm_.ids_input());
   const Var logits = forward(ctx, tok, full);
   if (kInterp && produced_ == 0) ctx.check_interventions("the model");
   if (trace_) tok.steps = ctx.steps();

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "base/build.hpp"
 #include "base/error.hpp"
 #include "scenario/fields.hpp"
 
@@ -170,6 +171,9 @@ ScenarioInput parse_input(const json& e, size_t i, const ModuleInfo& info, const
                           std::vector<std::vector<float>>* buffers) {
   const std::string where = "inputs[" + std::to_string(i) + "]";
   if (!e.is_object()) fail_at("inputs", where, " must be an object with name and shape");
+  if (e.contains("text"))  // {"name", "text"}: tokenized before the core (bindings/tokenizer.mjs)
+    fail_at("inputs", where, " is text: the core takes token ids; the Node CLI and the bindings' withTokens() tokenize it with the "
+            "model folder's tokenizer (node bindings/cli.mjs run FILE.json), this CLI does not: give \"data\": [ids]");
   check_keys(e, where, {"name", "shape", "init", "data", "embedding", "buffer", "same_as"}, "inputs");
   if (!e.contains("name") || !e["name"].is_string()) fail_at("inputs", where, ".name must be a string");
   ScenarioInput in;
@@ -401,7 +405,32 @@ void parse_training(const json& j, const ModuleInfo& info, Scenario& s) {
 
 }  // namespace
 
-Scenario parse_scenario(const std::string& text, std::vector<std::vector<float>>* buffers, const std::vector<Blob>* blobs) {
+// "pretrained": "folder": module, config and weights from the folder's files, which the caller reads.
+void parse_pretrained(const json& j, const FolderReader* files, Scenario& s) {
+  if constexpr (!kPretrained) {
+    fail_at("pretrained", "scenario.pretrained needs the full core: loadAttention({fast: true})");
+  } else {
+    const json& p = j["pretrained"];
+    if (!p.is_string() || p.get<std::string>().empty())
+      fail_at("pretrained", "scenario.pretrained must name a model folder (config.json, model.safetensors), got ", brief(p));
+    for (const char* clash : {"module", "config", "weights", "params"})
+      if (j.contains(clash))
+        fail_at(clash, "scenario.", clash, " cannot be given with pretrained: the model folder's config.json and weights set the module, its config and its parameters");
+    s.pretrained = p.get<std::string>();
+    if (!files)
+      fail_at("pretrained", "scenario.pretrained names a model folder ('", s.pretrained, "') but no files were handed over: the CLIs read it ",
+              "relative to the scenario file; in JS pass run(scenario, {files: {\"config.json\": bytes, ...}})");
+    const ModelFolder folder{s.pretrained, [&](const std::string& name, Blob& out) { return (*files)(s.pretrained, name, out); }};
+    PretrainedModel m = load_pretrained(folder);
+    s.module = m.module, s.model_type = m.model_type;
+    s.config = std::move(m.config);
+    s.weights = std::move(m.weights);
+    s.weights_name = m.weights_name;
+  }
+}
+
+Scenario parse_scenario(const std::string& text, std::vector<std::vector<float>>* buffers, const std::vector<Blob>* blobs,
+                        const FolderReader* files) {
   json j;
   try {
     j = json::parse(text);
@@ -412,12 +441,16 @@ Scenario parse_scenario(const std::string& text, std::vector<std::vector<float>>
   check_keys(j, "scenario",
              {"module", "config", "seed", "train", "trace", "inputs", "params", "return_inputs", "return_params", "weights", "loss",
               "grads", "optimize", "generate", "interventions", "patching", "attribution_patching", "logit_lens",
-              "logit_attribution"},
+              "logit_attribution", "pretrained"},
              "");
   Scenario s;
-  if (!j.contains("module") || !j["module"].is_string())
-    fail_at("module", "scenario.module must be a module id string, e.g. \"CausalAttention\"");
-  s.module = j["module"].get<std::string>();
+  if (j.contains("pretrained")) {
+    parse_pretrained(j, files, s);
+  } else {
+    if (!j.contains("module") || !j["module"].is_string())
+      fail_at("module", "scenario.module must be a module id string, e.g. \"CausalAttention\"");
+    s.module = j["module"].get<std::string>();
+  }
   const ModuleInfo& info = module_info(s.module);
   if (j.contains("config")) parse_config(j["config"], s);
   parse_flags(j, s);

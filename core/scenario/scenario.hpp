@@ -14,6 +14,7 @@
 #include "run/generate.hpp"
 #include "run/interp.hpp"
 #include "run/train.hpp"
+#include "scenario/pretrained.hpp"
 #include "scenario/result.hpp"
 
 namespace attn {
@@ -44,6 +45,9 @@ struct Scenario {
   // loaded after construction (every parameter must be in it), before "params".
   std::string weights_name;
   std::vector<SafeTensor> weights;
+  // "pretrained": "folder" (SCENARIO.md, "Pretrained"): module, config and weights from a Hugging
+  // Face model folder; its config.json's model_type.
+  std::string pretrained, model_type;
   // Training (SCENARIO.md, "Training"): a loss on one output and a target drawn after the inputs;
   // its gradients (grads), or `steps` optimizer steps (optimize).
   bool has_loss = false;
@@ -71,9 +75,11 @@ struct Scenario {
 // throws Error naming the bad field. `buffers`: tensors handed over beside the JSON (the bindings'
 // typed arrays, copied in once); an input {"name", "shape", "buffer": i} takes buffers[i].
 // `blobs`: byte buffers (safetensors files); "weights": {"name", "buffer": i} reads blobs[i].
-using Blob = std::vector<uint8_t>;
+// `files`: how to read a file of the model folder "pretrained" names (pretrained.hpp): the CLI
+// reads the disk, the bindings the files JavaScript handed over.
+using FolderReader = std::function<bool(const std::string& folder, const std::string& name, Blob& out)>;
 Scenario parse_scenario(const std::string& json_text, std::vector<std::vector<float>>* buffers = nullptr,
-                        const std::vector<Blob>* blobs = nullptr);
+                        const std::vector<Blob>* blobs = nullptr, const FolderReader* files = nullptr);
 Result run(const Scenario& scenario);
 std::string result_to_json(const Result& result);
 std::string run_json(const std::string& scenario_json);  // parse, run, serialise

@@ -33,9 +33,13 @@ void load_weights(const Scenario& s, ParamList& params, const Module& module) {
       fail_at("weights", "weights '", s.weights_name, "': '", w.name, "' is not a parameter of ", s.module,
               ": its parameters are ", names, " (was the file saved from another module or config?)");
     }
-    if (target->shape() != w.value.shape())
+    if (target->shape() != w.value.shape()) {
+      if (kPretrained && !s.pretrained.empty())
+        fail_at("weights", "weights '", s.weights_name, "': '", w.name, "' has shape ", shape_str(w.value.shape()), " but config.json (",
+                s.module, " from model_type ", s.model_type, ") needs ", shape_str(target->shape()), ": config.json disagrees with the weights");
       fail_at("weights", "weights '", s.weights_name, "': '", w.name, "' has shape ", shape_str(w.value.shape()), " but ",
               s.module, " with this config needs ", shape_str(target->shape()), ": set the config the model was trained with");
+    }
     *target = w.value;
   }
   for (auto& [pname, t] : params) {
@@ -134,8 +138,11 @@ Session::Session(const Scenario& s) : s_(s), info_(&module_info(s.module)), gen_
   gen_->set_skip_values(false);
   ParamList params;
   module->parameters("", params);
+  // Parameters drawn here count against kMaxTotalElements; loaded ones were bounded by the weights
+  // file's limits (kMaxWeightElements, kMaxModelBytes) as it was read.
   int64_t total = 0;
-  for (auto& [name, t] : params) total += t->numel();
+  if (s.weights.empty())
+    for (auto& [name, t] : params) total += t->numel();
   if (!s.weights.empty()) load_weights(s, params, *module);
   set_params(s, params);
   inputs_ = build_inputs(s, *info_, *gen_, total);

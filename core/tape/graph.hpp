@@ -49,9 +49,13 @@ Var softmax(Context& ctx, const Var& x, int64_t dim = -1);
 // train-mode dropout from ctx.gen (the identity when p == 0)
 Var dropout(Context& ctx, const Var& x, float p);
 // over the last dim, nn.LayerNorm's eps 1e-5
-Var layer_norm(Context& ctx, const Var& x, const Var& weight, const Var& bias);
+Var layer_norm(Context& ctx, const Var& x, const Var& weight, const Var& bias, float eps = 1e-5f);
+Var rms_norm(Context& ctx, const Var& x, const Var& weight, float eps);  // Llama's RMSNorm
 Var relu(Context& ctx, const Var& x);
 Var gelu(Context& ctx, const Var& x);  // nn.GELU(): x * 0.5 * (1 + erf(x / sqrt(2)))
+Var gelu_tanh(Context& ctx, const Var& x);  // F.gelu(x, approximate='tanh'): GPT-2's gelu_new
+Var silu(Context& ctx, const Var& x);  // F.silu
+Var mul(Context& ctx, const Var& a, const Var& b);  // a * b, same shapes
 // a + b, b: a's shape or a's trailing dims (broadcast over the leading ones: x + pe)
 Var add(Context& ctx, const Var& a, const Var& b);
 // weight: (V, d), ids: one per row of `rows` -> (rows..., d); ids_input: the module input they came from

@@ -14,6 +14,8 @@
 #include <string>
 #include <vector>
 
+#include "base/build.hpp"
+#include "base/error.hpp"
 #include "math/ops.hpp"
 #include "tape/tape.hpp"
 
@@ -29,6 +31,12 @@ class Grads;
 #else
 #define ATTN_SMALL
 #endif
+
+// The first line of an op only Hugging Face's models use (silu, mul, rms_norm, gelu's tanh form):
+// the page's small build (base/build.hpp) has no module that records one (Llama is not in its
+// table, GPT refuses gelu_tanh there), so this leaves the op's code out, a trap where it was.
+#define ATTN_FULL_CORE_OP() \
+  if constexpr (!kPretrained) __builtin_trap()
 
 struct OpDef {
   using Forward = Tensor (*)(const Node& n, const std::vector<Tensor>& in);

@@ -46,7 +46,13 @@
   X(layer_norm)          /* over the last dim, eps 1e-5. attrs: weight, bias (null without one:      \
                             nanoGPT's bias=False), eps */                                            \
   X(relu)                /* max(x, 0). attrs: none */                                                \
-  X(gelu)                /* x · ½ (1 + erf(x / √2)), nn.GELU()'s exact form. attrs: none */          \
+  X(gelu)                /* x · ½ (1 + erf(x / √2)), nn.GELU()'s exact form; approximate "tanh":    \
+                            ½ x (1 + tanh(√(2/π) (x + 0.044715 x³))), GPT-2's gelu_new. attrs:       \
+                            approximate ("none", "tanh") */                                          \
+  X(silu)                /* x · sigmoid(x) (Llama's act_fn). attrs: none */                          \
+  X(mul)                 /* a * b elementwise, same shapes (SwiGLU's act(gate) * up). attrs: none */  \
+  X(rms_norm)            /* weight * (x * rsqrt(mean(x²) + eps)) over the last dim, float32 (Llama's \
+                            RMSNorm). attrs: weight, eps */                                          \
   X(amax)                /* max over dim, keepdim (seed 003's softmax, pass 1). attrs: dim */        \
   X(sub)                 /* a − b, b broadcast. attrs: none */                                       \
   X(exp)                 /* eˣ. attrs: none */                                                       \

@@ -32,7 +32,8 @@ struct Attrs {
   bool masked_where_zero = false;  // masked_fill: mask == 0 is masked (seed 000); else nonzero is (003)
   bool mask_unsqueezed = false;    // masked_fill: the (B,T,S) mask was unsqueezed to (B,1,T,S) (seed 003)
   float p = 0.f;              // dropout: the probability of zeroing
-  float eps = 1e-5f;          // layer_norm
+  float eps = 1e-5f;          // layer_norm, rms_norm
+  bool tanh = false;          // gelu: approximate='tanh' (GPT-2's gelu_new)
   int64_t heads = 0;          // split_heads, merge_heads
   int64_t dim0 = 0, dim1 = 0; // transpose
   int64_t chunks = 0, index = 0;  // chunk: which of how many

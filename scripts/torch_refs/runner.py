@@ -5,6 +5,7 @@ import torch
 import torch.nn as nn
 
 from .causal_transformer import CausalTransformer
+from .hf import LlamaForCausalLM
 from .common import trace
 from .modern import ModernAttention
 from .nanogpt import GPTModule, generation_log
@@ -46,6 +47,7 @@ MODULES = {
     'CausalTransformer': Outputs(CausalTransformer, ['idx'], ['output'], ids=True),
     'GPT': Outputs(GPTModule, ['idx'], ['output', 'attention_weights'], ids=True),
     'ModernAttention': Outputs(ModernAttention, ['x', 'positions'], ['output', 'attention_weights']),
+    'Llama': Outputs(LlamaForCausalLM, ['input_ids'], ['logits', 'attention_weights'], ids=True),
 }
 
 
@@ -106,9 +108,10 @@ def run(sc):
     m.train(sc.get('train', False))
     trace.interventions = sc.get('interventions', [])
     if 'generate' in sc:  # the prompt's forward: its window, cropped as generate() crops it
-        L = kwargs['idx'].size(1)
-        kwargs['idx'] = kwargs['idx'][:, -m.config.block_size:]
-        trace.offset, trace.length = L - kwargs['idx'].size(1), L
+        ids = MODULES[sc['module']].args[0]
+        L = kwargs[ids].size(1)
+        kwargs[ids] = kwargs[ids][:, -m.config.block_size:]
+        trace.offset, trace.length = L - kwargs[ids].size(1), L
     trace.on = sc.get('trace', False)
     trace.steps = []
     trace.prefix = ''
@@ -129,7 +132,7 @@ def run_generation(sc):
     generation_log.tokens = []
     trace.interventions = sc.get('interventions', [])  # every token's forward (generate() sets the positions)
     try:
-        idx = m.generate(kwargs['idx'], g['max_new_tokens'], temperature=g.get('temperature', 1.0), top_k=g.get('top_k'),
+        idx = m.generate(kwargs[MODULES[sc['module']].args[0]], g['max_new_tokens'], temperature=g.get('temperature', 1.0), top_k=g.get('top_k'),
                          top_p=g.get('top_p'))
     finally:
         trace.interventions, trace.offset, trace.length = [], 0, None

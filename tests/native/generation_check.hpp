@@ -1,10 +1,24 @@
-// The generation part of an expected result (SCENARIO.md, "Generation"), shared by the fixture
-// harness (test_fixtures.cpp) and the nanoGPT checkpoint tests (test_nanogpt.cpp).
+// The outputs and the generation part of an expected result (SCENARIO.md, "Generation"), shared by
+// the fixture harness (test_fixtures.cpp) and the checkpoint tests (test_nanogpt.cpp, test_pretrained.cpp).
 #pragma once
 #include "attention.hpp"
 #include "fixtures.hpp"
 
 namespace fixtures {
+
+// Every output of the expected result against the result's output of that name (atol 1e-5, rtol 1e-4).
+inline void check_outputs(const attn::Result& r, const json& expected) {
+  for (const auto& e : expected["outputs"]) {
+    const attn::Tensor* got = nullptr;
+    for (const auto& o : r.outputs)
+      if (o.name == e["name"].get<std::string>()) got = &o.value;
+    REQUIRE(got != nullptr);
+    const attn::Tensor c = got->contiguous();
+    const Diff d = compare(c.data(), values(e));
+    INFO(e["name"].get<std::string>() << ": max |core - reference| = " << d.max_abs);
+    CHECK(d.ok);
+  }
+}
 
 // Generation (SCENARIO.md, "Generation"): the ids exactly, and per new token its ids, the ids of
 // the most probable tokens (exactly) and their probabilities (atol 1e-5, rtol 1e-4).

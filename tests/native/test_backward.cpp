@@ -225,6 +225,28 @@ std::vector<Case> matrix_cases() {
          }
          return y;
        }},
+      {"gelu (tanh, GPT-2's gelu_new), 37 elements: vector body and scalar tail", {{37}},
+       [](Context& c, const std::vector<Var>& v) { return attn::gelu_tanh(c, v[0]); },
+       [](const std::vector<Vec>& x, const Node&) {
+         Vec y = x[0];
+         for (double& e : y) e = 0.5 * e * (1 + std::tanh(std::sqrt(2 / M_PI) * (e + 0.044715 * e * e * e)));
+         return y;
+       }},
+      {"silu, 37 elements", {{37}}, [](Context& c, const std::vector<Var>& v) { return attn::silu(c, v[0]); },
+       [](const std::vector<Vec>& x, const Node&) { Vec y = x[0]; for (double& e : y) e = e / (1 + std::exp(-e)); return y; }},
+      {"mul (SwiGLU's gate * up)", {{2, 3, 7}, {2, 3, 7}}, [](Context& c, const std::vector<Var>& v) { return attn::mul(c, v[0], v[1]); },
+       [](const std::vector<Vec>& x, const Node&) { Vec y = x[0]; for (size_t i = 0; i < y.size(); ++i) y[i] *= x[1][i]; return y; }},
+      {"rms_norm (Llama), rows of 19: vector body and scalar tail", {{2, 2, 19}, {19}},
+       [](Context& c, const std::vector<Var>& v) { return attn::rms_norm(c, v[0], v[1], 1e-6f); },
+       [](const std::vector<Vec>& x, const Node&) {
+         Vec y(x[0].size());
+         for (size_t r = 0; r < 4; ++r) {
+           double ss = 0;
+           for (size_t j = 0; j < 19; ++j) ss += x[0][r * 19 + j] * x[0][r * 19 + j] / 19;
+           for (size_t j = 0; j < 19; ++j) y[r * 19 + j] = x[1][j] * x[0][r * 19 + j] / std::sqrt(ss + static_cast<double>(1e-6f));
+         }
+         return y;
+       }},
       {"layer_norm without bias (nanoGPT's bias=False)", {{3, 5}, {5}},
        [](Context& c, const std::vector<Var>& v) { return attn::layer_norm(c, v[0], v[1], Var()); },
        [](const std::vector<Vec>& x, const Node&) {

@@ -114,6 +114,44 @@ TEST_CASE("SIMD gelu and gelu_backward equal their scalar twins (erf as PyTorch'
   }
 }
 
+TEST_CASE("SIMD gelu_tanh, silu and their backwards equal their scalar twins", "[kernels][backward]") {
+  EACH_SIMD_TABLE();
+  for (size_t n : kSizes) {
+    auto x = random_vector(n, 21, -8.f, 8.f), dy = random_vector(n, 22);
+    if (n > 3) x[0] = 0.f, x[1] = -90.f, x[2] = 90.f;  // the centre, and tails where exp under- or overflows
+    for (int which = 0; which < 2; ++which) {
+      const auto f = which ? &attn::Kernels::silu : &attn::Kernels::gelu_tanh;
+      const auto fb = which ? &attn::Kernels::silu_backward : &attn::Kernels::gelu_tanh_backward;
+      std::vector<float> a(n), b(n), ga(n), gb(n);
+      (S().*f)(a.data(), x.data(), n);
+      (V().*f)(b.data(), x.data(), n);
+      (S().*fb)(ga.data(), x.data(), dy.data(), n);
+      (V().*fb)(gb.data(), x.data(), dy.data(), n);
+      double rel = 0;  // against the larger of |y| and 1: values up to 90
+      for (size_t i = 0; i < n; ++i) rel = std::max(rel, std::fabs(double(a[i]) - b[i]) / std::max(1.0, std::fabs(double(a[i]))));
+      INFO("n = " << n << (which ? " silu " : " gelu_tanh ") << rel << " backward " << max_diff(ga, gb));
+      CHECK(rel <= 1e-6);
+      CHECK(max_diff(ga, gb) <= 4e-6);
+    }
+  }
+}
+
+TEST_CASE("SIMD rms_norm and its backward equal their scalar twins", "[kernels][backward]") {
+  EACH_SIMD_TABLE();
+  for (size_t n : kSizes) {
+    const auto x = random_vector(n, 31), gamma = random_vector(n, 32), dy = random_vector(n, 33);
+    std::vector<float> a(n), b(n), ga(n), gb(n), dga(n, 0.5f), dgb(n, 0.5f);
+    S().rms_norm(a.data(), x.data(), gamma.data(), n, 1e-6f);
+    V().rms_norm(b.data(), x.data(), gamma.data(), n, 1e-6f);
+    S().rms_norm_backward(ga.data(), dga.data(), x.data(), dy.data(), gamma.data(), n, 1e-6f);
+    V().rms_norm_backward(gb.data(), dgb.data(), x.data(), dy.data(), gamma.data(), n, 1e-6f);
+    INFO("n = " << n << " rms_norm " << max_diff(a, b) << " dx " << max_diff(ga, gb) << " dgamma " << max_diff(dga, dgb));
+    CHECK(max_diff(a, b) <= 2e-6);
+    CHECK(max_diff(ga, gb) <= 1e-5);
+    CHECK(max_diff(dga, dgb) <= 2e-6);
+  }
+}
+
 TEST_CASE("SIMD softmax equals the scalar softmax, rows sum to 1", "[kernels][softmax]") {
   EACH_SIMD_TABLE();
   for (size_t n : kSizes) {

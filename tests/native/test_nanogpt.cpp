@@ -32,16 +32,7 @@ TEST_CASE("an exported nanoGPT checkpoint gives PyTorch's logits and generation 
         const std::vector<attn::Blob> blobs{read_blob(kDir + std::string(model) + ".safetensors")};
         const attn::Result r = attn::run(attn::parse_scenario(sc.dump(), nullptr, &blobs));
         const auto expected = fixtures::json::parse(fixtures::read_text(kDir + name + ".expected.json"));
-        for (const auto& e : expected["outputs"]) {
-          const attn::Tensor* got = nullptr;
-          for (const auto& o : r.outputs)
-            if (o.name == e["name"].get<std::string>()) got = &o.value;
-          REQUIRE(got != nullptr);
-          const attn::Tensor c = got->contiguous();
-          const fixtures::Diff d = fixtures::compare(c.data(), fixtures::values(e));
-          INFO(e["name"].get<std::string>() << ": max |core - pytorch| = " << d.max_abs);
-          CHECK(d.ok);
-        }
+        fixtures::check_outputs(r, expected);
         fixtures::check_generation(r, expected);
       }
 }

@@ -31,7 +31,7 @@ test('the small and the fast build are two builds of one core', () => {
   assert.equal(small.kernels(), fast.kernels());
 });
 
-test('every fixture gives the same bytes in the small and the fast build (the small one refuses the interpretability fields, naming the field)', () => {
+test('every fixture gives the same bytes in the small and the fast build (the small one refuses the interpretability fields and Llama, naming the field)', () => {
   const all = [...fixtureNames(), ...fixtureNames('train/')];
   const interp = all.filter((n) => INTERP_FIELDS.some((k) => k in readFixture(n).scenario));
   assert.ok(interp.length >= 9, `${interp.length} interpretability fixtures`);
@@ -40,7 +40,12 @@ test('every fixture gives the same bytes in the small and the fast build (the sm
     const field = INTERP_FIELDS.find((k) => k in scenario);
     assert.throws(() => small.run(scenario), (e) => e.field === field && /needs the full core: this is the page's small build/.test(e.message), name);
   }
-  const names = all.filter((n) => !interp.includes(n));
+  // Hugging Face's Llama is not in the small build's module table
+  const llama = all.filter((n) => readFixture(n).scenario.module === 'Llama');
+  assert.ok(llama.length >= 4, `${llama.length} Llama fixtures`);
+  for (const name of llama)
+    assert.throws(() => small.run(readFixture(name).scenario), (e) => e.field === 'module' && /module 'Llama' is unknown/.test(e.message), name);
+  const names = all.filter((n) => !interp.includes(n) && !llama.includes(n));
   assert.ok(names.length > 100, `${names.length} fixtures`);
   const differing = [];
   for (const name of names) {

@@ -16,7 +16,7 @@ test('the module table lists GPT as a module that generates', () => {
   const gpt = core.modules().find((m) => m.id === 'GPT');
   assert.equal(gpt.generates, true);
   assert.deepEqual(gpt.args.map((a) => a.name), ['vocab_size', 'block_size', 'n_layer', 'n_head', 'n_embd', 'dropout', 'bias',
-    'rope', 'rope_base', 'num_kv_heads', 'window', 'sink_tokens']);
+    'rope', 'rope_base', 'num_kv_heads', 'window', 'sink_tokens', 'gelu_tanh', 'layer_norm_epsilon']);
   assert.equal(gpt.attention[0].projection, 'split');
   assert.equal(core.modules().find((m) => m.id === 'CausalTransformer').generates, false);
 });

@@ -1,4 +1,5 @@
-// Elementwise ops: add and sub (b broadcast right-aligned), exp, scaling by a float, relu, gelu,
+// Elementwise ops: add and sub (b broadcast right-aligned), mul, exp, scaling by a float, relu, gelu
+// (exact or tanh), silu,
 // dropout (its drawn mask kept on the node) and masked_fill (its mask kept on the node). Their
 // loops are math/ops.cpp's.
 #include "base/error.hpp"
@@ -44,12 +45,47 @@ void scale_backward(const Node& n, const Tensor& g, Grads& w) {
 Tensor relu_forward(const Node&, const std::vector<Tensor>& in) { return relu(in[0]); }
 void relu_grad(const Node& n, const Tensor& g, Grads& w) { w.give(n, 0, relu_backward(g, n.out), true); }
 
-Tensor gelu_forward(const Node&, const std::vector<Tensor>& in) { return gelu(in[0]); }
+Tensor gelu_forward(const Node& n, const std::vector<Tensor>& in) {
+  if (!n.attrs.tanh) return gelu(in[0]);
+  ATTN_FULL_CORE_OP();
+  return gelu_tanh(in[0]);
+}
+ATTN_SMALL Json gelu_attrs(const Node& n, const std::vector<Node>&) { return {{"approximate", n.attrs.tanh ? "tanh" : "none"}}; }
+ATTN_SMALL std::string gelu_call(const Node& n, const std::vector<std::string>& args) {
+  return "gelu(" + args[0] + (n.attrs.tanh ? ", approximate='tanh')" : ")");
+}
 void gelu_backward(const Node& n, const Tensor& g, Grads& w) {
-  const Tensor x = w.input(n, 0).out.contiguous();
+  const Tensor x = w.input(n, 0).out.contiguous(), gc = g.contiguous();
   Tensor gx = Tensor::empty(x.shape());
-  kernels().gelu_backward(gx.data(), x.data(), g.data(), u(x.numel()));
+  if (n.attrs.tanh) {
+    ATTN_FULL_CORE_OP();
+    kernels().gelu_tanh_backward(gx.data(), x.data(), gc.data(), u(x.numel()));
+  } else {
+    kernels().gelu_backward(gx.data(), x.data(), gc.data(), u(x.numel()));
+  }
   w.give(n, 0, gx, true);
+}
+
+Tensor silu_forward(const Node&, const std::vector<Tensor>& in) {
+  ATTN_FULL_CORE_OP();
+  return silu(in[0]);
+}
+void silu_backward(const Node& n, const Tensor& g, Grads& w) {
+  ATTN_FULL_CORE_OP();
+  const Tensor x = w.input(n, 0).out.contiguous(), gc = g.contiguous();
+  Tensor gx = Tensor::empty(x.shape());
+  kernels().silu_backward(gx.data(), x.data(), gc.data(), u(x.numel()));
+  w.give(n, 0, gx, true);
+}
+
+Tensor mul_forward(const Node&, const std::vector<Tensor>& in) {
+  ATTN_FULL_CORE_OP();
+  return mul(in[0], in[1]);
+}
+void mul_backward(const Node& n, const Tensor& g, Grads& w) {
+  ATTN_FULL_CORE_OP();
+  if (w.needs(n, 0)) w.give(n, 0, mul(g, w.input(n, 1).out), true);
+  if (w.needs(n, 1)) w.give(n, 1, mul(g, w.input(n, 0).out), true);
 }
 
 // The scaled keep-mask (0 or 1/(1-p)), drawn when the node was recorded, is what the forward and
@@ -95,7 +131,9 @@ const OpDef sub_op{"sub", sub_forward, no_attrs, plain_call, sub_backward};
 const OpDef exp_op{"exp", exp_forward, no_attrs, plain_call, exp_backward};
 const OpDef scale_op{"scale", scale_forward, scale_attrs, scale_call, scale_backward};
 const OpDef relu_op{"relu", relu_forward, no_attrs, plain_call, relu_grad};
-const OpDef gelu_op{"gelu", gelu_forward, no_attrs, plain_call, gelu_backward};
+const OpDef gelu_op{"gelu", gelu_forward, gelu_attrs, gelu_call, gelu_backward};
+const OpDef silu_op{"silu", silu_forward, no_attrs, plain_call, silu_backward};
+const OpDef mul_op{"mul", mul_forward, no_attrs, plain_call, mul_backward};
 const OpDef dropout_op{"dropout", dropout_forward, dropout_attrs, dropout_call, dropout_backward};
 const OpDef masked_fill_op{"masked_fill", masked_fill_forward, masked_fill_attrs, masked_fill_call, masked_fill_backward};
 
@@ -118,6 +156,16 @@ Var mul_scalar(Context& ctx, const Var& x, float s) {
 
 Var relu(Context& ctx, const Var& x) { return apply(ctx, Op::relu, {x}); }
 Var gelu(Context& ctx, const Var& x) { return apply(ctx, Op::gelu, {x}); }
+Var gelu_tanh(Context& ctx, const Var& x) {
+  Attrs a;
+  a.tanh = true;
+  return apply(ctx, Op::gelu, {x}, a);
+}
+Var silu(Context& ctx, const Var& x) { return apply(ctx, Op::silu, {x}); }
+Var mul(Context& ctx, const Var& a, const Var& b) {
+  if (a.shape() != b.shape()) fail("internal: mul takes two tensors of one shape, got ", shape_str(a.shape()), " and ", shape_str(b.shape()));
+  return apply(ctx, Op::mul, {a, b});
+}
 
 Var dropout(Context& ctx, const Var& x, float p) {
   Attrs a;

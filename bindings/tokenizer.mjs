@@ -1,0 +1,108 @@
+// Text in, tokens out: a model folder's own tokenizer, from maintained npm libraries (no BPE written
+// here). tokenizer.json (BPE with byte fallback as Llama-family models ship it, GPT-2's byte-level
+// BPE, WordPiece, Unigram) runs on Hugging Face's @huggingface/tokenizers; GPT-2's vocab.json +
+// merges.txt become the byte-level tokenizer.json they describe; a gpt2 folder without tokenizer
+// files uses gpt-tokenizer's r50k_base (GPT-2's ranks, shipped in the package: works offline).
+//
+//   const tok = await loadTokenizer((name) => bytes | null, 'gpt2');
+//   tok.encode('Hello world')  // [15496, 995]
+//   tok.pieces([15496, 995])   // ['Hello', ' world']: each token as its text (GPT-2's Ġ a space)
+//   tok.decode(ids)            // the text again
+//   await withTokens(scenario, files)  // the scenario with every {"name", "text"} input as its ids
+import { Tokenizer } from '@huggingface/tokenizers';
+
+const utf8 = new TextDecoder('utf-8', { fatal: false });
+const text = (bytes) => (bytes == null ? null : utf8.decode(bytes));
+const parse = (bytes, name) => {
+  try {
+    return JSON.parse(text(bytes));
+  } catch (e) {
+    throw new Error(`the model folder's ${name} is not valid JSON: ${e.message}`);
+  }
+};
+
+// GPT-2's vocab.json + merges.txt as the tokenizer.json Hugging Face's GPT2TokenizerFast builds from them.
+function gpt2TokenizerJson(vocab, merges) {
+  const lines = merges.split('\n').filter((l) => l && !l.startsWith('#version'));
+  const eos = vocab['<|endoftext|>'];
+  const byteLevel = { type: 'ByteLevel', add_prefix_space: false, trim_offsets: true, use_regex: true };
+  return {
+    version: '1.0',
+    added_tokens: eos === undefined ? [] : [{ id: eos, content: '<|endoftext|>', single_word: false, lstrip: false, rstrip: false, normalized: true, special: true }],
+    normalizer: null,
+    pre_tokenizer: byteLevel,
+    post_processor: byteLevel,
+    decoder: byteLevel,
+    model: { type: 'BPE', dropout: null, unk_token: null, continuing_subword_prefix: '', end_of_word_suffix: '', fuse_unk: false, byte_fallback: false, vocab, merges: lines },
+  };
+}
+
+// Each token as the text it adds: what decoding through it adds to decoding up to it (so a
+// decoder's Strip of the first space comes out as the whole text does, and a character made of
+// several byte tokens shows on the one that completes it, '' on the others), else the token alone.
+function piecesOf(ids, decode) {
+  let before = '';
+  return ids.map((id, i) => {
+    const now = decode(ids.slice(0, i + 1));
+    if (now.endsWith('\uFFFD') && i + 1 < ids.length && !decode(ids.slice(0, i + 2)).endsWith('\uFFFD\uFFFD')) return '';
+    const piece = now.startsWith(before) ? now.slice(before.length) : decode([id]);
+    before = now;
+    return piece;
+  });
+}
+
+// A tokenizer of @huggingface/tokenizers as {kind, encode, decode, pieces}.
+function fromHf(kind, json, config) {
+  const tok = new Tokenizer(json, config ?? {});
+  const decode = (ids) => tok.decode(ids, { skip_special_tokens: false });
+  return { kind, encode: (s) => tok.encode(s, { add_special_tokens: false }).ids, decode, pieces: (ids) => piecesOf(ids, decode) };
+}
+
+// read(name) -> Uint8Array | null: the folder's files; modelType: config.json's model_type.
+export async function loadTokenizer(read, modelType) {
+  const json = read('tokenizer.json');
+  if (json) return fromHf('tokenizer.json', parse(json, 'tokenizer.json'), read('tokenizer_config.json') && parse(read('tokenizer_config.json'), 'tokenizer_config.json'));
+  const vocab = read('vocab.json'), merges = read('merges.txt');
+  if (vocab && merges) return fromHf('vocab.json + merges.txt', gpt2TokenizerJson(parse(vocab, 'vocab.json'), text(merges)));
+  if (modelType === 'gpt2') {
+    const r50k = await import('gpt-tokenizer/encoding/r50k_base');
+    // Its decode() keeps one streaming TextDecoder across calls (a character cut at the end of one
+    // call comes out in the next): the tokens' bytes are decoded here, a fresh decoder per text.
+    const core = r50k.default.bytePairEncodingCoreProcessor;
+    const bytes = (id) => {
+      const b = core.tryDecodeToken(id);
+      if (b === undefined) throw new Error(`token id ${id} is not one of GPT-2's 50257`);
+      return typeof b === 'string' ? new TextEncoder().encode(b) : b;
+    };
+    const decode = (ids) => {
+      const d = new TextDecoder('utf-8');
+      return ids.map((id) => d.decode(bytes(id), { stream: true })).join('') + d.decode();
+    };
+    return { kind: "GPT-2's ranks (gpt-tokenizer r50k_base)", encode: (s) => r50k.encode(s), decode, pieces: (ids) => piecesOf(ids, decode) };
+  }
+  throw new Error(`the model folder has no tokenizer (tokenizer.json, or vocab.json + merges.txt): give the input as token ids`);
+}
+
+// The scenario with each input {"name", "text"} turned into {"name", "shape": [1, n], "data": ids}
+// by the "pretrained" folder's tokenizer; the pieces of each, by input name, beside it.
+export async function withTokens(scenario, read) {
+  const inputs = scenario.inputs ?? [];
+  if (!inputs.some((i) => i && typeof i.text === 'string')) return { scenario, tokens: {} };
+  if (typeof scenario.pretrained !== 'string' || typeof read !== 'function')
+    throw Object.assign(new Error('an input given as text needs "pretrained": a model folder whose tokenizer turns it into ids'), { field: 'inputs' });
+  let modelType;
+  try {
+    modelType = parse(read('config.json') ?? new Uint8Array(), 'config.json').model_type;
+  } catch {}  // the core names what is wrong with config.json
+  const tok = await loadTokenizer(read, modelType);
+  const tokens = {};
+  const out = inputs.map((input) => {
+    if (!input || typeof input.text !== 'string') return input;
+    const { text: s, ...rest } = input;
+    const ids = tok.encode(s);
+    if (ids.length === 0) throw Object.assign(new Error(`input '${input.name}': the text "${s}" gives no tokens`), { field: `inputs.${input.name}` });
+    tokens[input.name] = tok.pieces(ids);
+    return { ...rest, shape: [1, ids.length], data: ids };
+  });
+  return { scenario: { ...scenario, inputs: out }, tokens, tokenizer: tok.kind };
+}

@@ -1,0 +1,251 @@
+// See pretrained.hpp. config.json's names and defaults are Hugging Face's (GPT2Config,
+// LlamaConfig, MistralConfig, Qwen2Config): a key the file leaves out takes the value the
+// checkpoint's own code would give it.
+#include "scenario/pretrained.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "base/error.hpp"
+#include "base/limits.hpp"
+
+namespace attn {
+namespace {
+
+using json = nlohmann::json;
+
+std::string brief(const json& v) {
+  std::string s = v.dump();
+  return s.size() > 60 ? s.substr(0, 57) + "..." : s;
+}
+
+bool ends_with(const std::string& s, const std::string& tail) {
+  return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
+}
+
+// A small JSON file of the folder (config.json, the shard index), parsed under a size bound.
+json read_json(const ModelFolder& f, const std::string& name, bool& found) {
+  Blob b;
+  found = f.read(name, b);
+  if (!found) return json();
+  if (b.size() > kMaxConfigBytes)
+    fail("model folder '", f.label, "': ", name, " has ", b.size(), " bytes, above the ", kMaxConfigBytes, "-byte limit for it");
+  try {
+    json j = json::parse(b.begin(), b.end(), [](int depth, json::parse_event_t, json&) {
+      if (depth > 16) fail("nests deeper than 16 levels");
+      return true;
+    });
+    if (!j.is_object()) fail("must be a JSON object, got ", brief(j));
+    return j;
+  } catch (const json::exception& e) {
+    fail("model folder '", f.label, "': ", name, " is not valid JSON: ", e.what());
+  } catch (const Error& e) {
+    fail("model folder '", f.label, "': ", name, " ", e.what());
+  }
+}
+
+// config.json's reading: a key's value, or the Hugging Face default when absent or null.
+struct HfConfig {
+  const json& j;
+  const std::string& label;
+  [[noreturn]] void bad(const std::string& key, const std::string& rule) const {
+    fail_at("pretrained", "model folder '", label, "': config.json's ", key, " (", brief(j[key]), ") ", rule);
+  }
+  double number(const std::string& key, double def, double lo, double hi, bool integer) const {
+    if (!j.contains(key) || j[key].is_null()) return def;
+    if (!j[key].is_number()) bad(key, "must be a number");
+    const double v = j[key].get<double>();
+    if (!std::isfinite(v) || v < lo || v > hi || (integer && v != std::floor(v)))
+      fail_at("pretrained", "model folder '", label, "': config.json's ", key, " (", v, ") must be ", integer ? "an integer" : "a number",
+              " from ", lo, " to ", hi, " for the core");
+    return v;
+  }
+  int64_t integer(const std::string& key, int64_t def, int64_t lo, int64_t hi) const {
+    return static_cast<int64_t>(number(key, static_cast<double>(def), static_cast<double>(lo), static_cast<double>(hi), true));
+  }
+  bool flag(const std::string& key, bool def) const {
+    if (!j.contains(key) || j[key].is_null()) return def;
+    if (!j[key].is_boolean()) bad(key, "must be true or false");
+    return j[key].get<bool>();
+  }
+  std::string text(const std::string& key, const std::string& def) const {
+    if (!j.contains(key) || j[key].is_null()) return def;
+    if (!j[key].is_string()) bad(key, "must be a string");
+    return j[key].get<std::string>();
+  }
+};
+
+// GPT2Config -> GPT's config (nanoGPT's names: Hugging Face's GPT-2 is nanoGPT's model with
+// Conv1D weights and gelu_new).
+std::map<std::string, double> gpt2_config(const HfConfig& c) {
+  const int64_t C = c.integer("n_embd", 768, 1, 4096);
+  const std::string act = c.text("activation_function", "gelu_new");
+  if (act != "gelu_new" && act != "gelu_pytorch_tanh" && act != "gelu")
+    c.bad("activation_function", "is not one the core computes: gelu_new, gelu_pytorch_tanh (tanh approximation) or gelu (exact)");
+  if (c.j.contains("n_inner") && !c.j["n_inner"].is_null() && c.integer("n_inner", 0, 0, 1 << 20) != 4 * C)
+    c.bad("n_inner", "must be null or 4 * n_embd: the core's GPT MLP is 4 * n_embd wide");
+  if (c.flag("scale_attn_by_inverse_layer_idx", false)) c.bad("scale_attn_by_inverse_layer_idx", "must be false: the core scales scores by 1 / sqrt(head_dim) only");
+  if (!c.flag("scale_attn_weights", true)) c.bad("scale_attn_weights", "must be true: the core scales scores by 1 / sqrt(head_dim)");
+  if (c.flag("add_cross_attention", false)) c.bad("add_cross_attention", "must be false: a decoder-only GPT-2 has no cross-attention");
+  return {{"vocab_size", c.integer("vocab_size", 50257, 1, 65536)},
+          {"block_size", c.integer("n_positions", 1024, 1, 4096)},
+          {"n_layer", c.integer("n_layer", 12, 1, 48)},
+          {"n_head", c.integer("n_head", 12, 1, 256)},
+          {"n_embd", C},
+          {"dropout", 0.0},
+          {"bias", 1},
+          {"gelu_tanh", act == "gelu" ? 0 : 1},
+          {"layer_norm_epsilon", c.number("layer_norm_epsilon", 1e-5, 0, 1, false)}};
+}
+
+// LlamaConfig (MistralConfig, Qwen2Config) -> Llama's config, which keeps Hugging Face's names.
+std::map<std::string, double> llama_config(const HfConfig& c, const std::string& type) {
+  if (c.text("hidden_act", "silu") != "silu") c.bad("hidden_act", "must be \"silu\": the core's Llama MLP is SwiGLU with silu");
+  if (c.j.contains("rope_scaling") && !c.j["rope_scaling"].is_null()) {
+    const json& r = c.j["rope_scaling"];
+    const std::string kind = r.is_object() && r.contains("rope_type") && r["rope_type"].is_string() ? r["rope_type"].get<std::string>()
+                             : r.is_object() && r.contains("type") && r["type"].is_string()     ? r["type"].get<std::string>()
+                                                                                                 : brief(r);
+    if (kind != "default")
+      fail_at("pretrained", "model folder '", c.label, "': config.json's rope_scaling (", kind,
+              ") is not implemented: the core computes Llama's default rotary frequencies only (rope_scaling null)");
+  }
+  const int64_t max_pos = c.integer("max_position_embeddings", type == "llama" ? 2048 : type == "qwen2" ? 32768 : 4096 * 32, 1, 1 << 24);
+  // Mistral's and Qwen2's sliding window leaves a window of at most 4096 tokens (the core's) alone
+  // only when it is at least that long.
+  const int64_t window = std::min<int64_t>(max_pos, 4096);
+  if (type == "mistral" && c.j.contains("sliding_window") && !c.j["sliding_window"].is_null() &&
+      c.integer("sliding_window", 0, 0, 1 << 24) < window)
+    c.bad("sliding_window", "is shorter than the window the core runs (" + std::to_string(window) +
+                                " tokens): Mistral's sliding-window attention is not implemented (null or a longer window is)");
+  if (type == "qwen2" && c.flag("use_sliding_window", false))
+    c.bad("use_sliding_window", "must be false: Qwen2's sliding-window layers are not implemented");
+  const int64_t H = c.integer("num_attention_heads", 32, 1, 256);
+  return {{"vocab_size", c.integer("vocab_size", type == "qwen2" ? 151936 : 32000, 1, 262144)},
+          {"hidden_size", c.integer("hidden_size", 4096, 1, 8192)},
+          {"intermediate_size", c.integer("intermediate_size", type == "mistral" ? 14336 : 11008, 1, 32768)},
+          {"num_hidden_layers", c.integer("num_hidden_layers", 32, 1, 128)},
+          {"num_attention_heads", H},
+          {"num_key_value_heads", c.integer("num_key_value_heads", type == "mistral" ? 8 : H, 1, 256)},
+          {"head_dim", c.integer("head_dim", 0, 0, 1024)},
+          {"max_position_embeddings", max_pos},
+          {"rms_norm_eps", c.number("rms_norm_eps", type == "llama" ? 1e-6 : type == "qwen2" ? 1e-6 : 1e-6, 0, 1, false)},
+          {"rope_theta", c.number("rope_theta", 10000.0, 1, 1e9, false)},
+          {"tie_word_embeddings", c.flag("tie_word_embeddings", false)},
+          {"attention_bias", c.flag("attention_bias", false)},
+          {"mlp_bias", c.flag("mlp_bias", false)},
+          {"qkv_bias", type == "qwen2"}};
+}
+
+// The state_dict name a checkpoint's tensor has in the core, and whether it is a Conv1D weight
+// stored [in, out] (GPT-2) to be transposed to nn.Linear's [out, in]; "" to skip it.
+std::string gpt2_name(std::string n, bool& conv1d) {
+  if (n.rfind("transformer.", 0) == 0) n = n.substr(12);
+  conv1d = false;
+  if (n == "lm_head.weight") return "";  // tied to wte (GPT2LMHeadModel ties them)
+  for (const char* tail : {".attn.c_attn.weight", ".attn.c_proj.weight", ".mlp.c_fc.weight", ".mlp.c_proj.weight"})
+    conv1d = conv1d || ends_with(n, tail);
+  return "transformer." + n;
+}
+std::string llama_name(const std::string& n) {
+  // LlamaModel saved on its own (no LM head) has no `model.` prefix
+  for (const char* bare : {"embed_tokens.", "layers.", "norm."})
+    if (n.rfind(bare, 0) == 0) return "model." + n;
+  return n;
+}
+
+// A shard named by the index: a plain file name in the folder, never a path out of it.
+void check_shard_name(const std::string& label, const std::string& tensor, const std::string& file) {
+  const bool plain = !file.empty() && file.size() <= 255 && file.find('/') == std::string::npos && file.find('\\') == std::string::npos &&
+                     file[0] != '.' && file.find('\0') == std::string::npos && ends_with(file, ".safetensors");
+  if (!plain)
+    fail_at("pretrained", "model folder '", label, "': model.safetensors.index.json puts '", tensor, "' in '", file,
+            "': a shard must be a .safetensors file in the model folder itself (no '/', '\\\\' or leading '.')");
+}
+
+}  // namespace
+
+PretrainedModel load_pretrained(const ModelFolder& folder) {
+  PretrainedModel m;
+  bool found = false;
+  const json cfg = read_json(folder, "config.json", found);
+  if (!found)
+    fail_at("pretrained", "model folder '", folder.label,
+            "' has no config.json: give a folder laid out as the Hugging Face Hub serves a model (config.json, model.safetensors)");
+  const HfConfig c{cfg, folder.label};
+  m.model_type = c.text("model_type", "");
+  if (m.model_type == "gpt2") {
+    m.module = "GPT", m.config = gpt2_config(c);
+  } else if (m.model_type == "llama" || m.model_type == "mistral" || m.model_type == "qwen2") {
+    m.module = "Llama", m.config = llama_config(c, m.model_type);
+  } else {
+    fail_at("pretrained", "model folder '", folder.label, "': config.json's model_type '", m.model_type,
+            "' is not supported: the core loads gpt2, llama, mistral and qwen2 checkpoints");
+  }
+
+  // The weight files: model.safetensors, or the shards its index names (each read once).
+  std::vector<std::string> files;
+  const json index = read_json(folder, "model.safetensors.index.json", found);
+  Blob probe;
+  if (found) {
+    if (!index.contains("weight_map") || !index["weight_map"].is_object() || index["weight_map"].empty())
+      fail_at("pretrained", "model folder '", folder.label, "': model.safetensors.index.json must have a weight_map {tensor: shard file}");
+    if (index.contains("metadata") && index["metadata"].is_object() && index["metadata"].contains("total_size")) {
+      const json& t = index["metadata"]["total_size"];
+      // F16 / BF16 double when widened to float32: the stored size bounds the F32 size from below
+      if (!t.is_number() || t.get<double>() < 0 || t.get<double>() > static_cast<double>(folder.max_bytes))
+        fail_at("pretrained", "model folder '", folder.label, "': model.safetensors.index.json's total_size (",
+                t.is_number() ? std::to_string(static_cast<uint64_t>(std::max(0.0, std::min(t.get<double>(), 1e19)))) : brief(t),
+                " bytes) is beyond the ", folder.max_bytes >> 20, " MiB of weights the core can hold: pick a smaller model");
+    }
+    std::set<std::string> seen;
+    for (auto it = index["weight_map"].begin(); it != index["weight_map"].end(); ++it) {
+      if (!it.value().is_string()) fail_at("pretrained", "model folder '", folder.label, "': the index's entry for '", it.key(), "' must be a file name");
+      const std::string file = it.value().get<std::string>();
+      check_shard_name(folder.label, it.key(), file);
+      if (seen.insert(file).second) files.push_back(file);
+    }
+  } else {
+    files.push_back("model.safetensors");
+  }
+
+  // Every shard's header is checked and the float32 total bounded before any tensor is decoded.
+  std::vector<Blob> shards(files.size());
+  std::vector<SafeTensorsHeader> headers;
+  uint64_t total = 0;
+  for (size_t i = 0; i < files.size(); ++i) {
+    if (!folder.read(files[i], shards[i]))
+      fail_at("pretrained", "model folder '", folder.label, "' has no ", files[i],
+              i == 0 && !found ? " (nor model.safetensors.index.json): the weights must be safetensors (PyTorch .bin files are not read)"
+                               : ": the shard index names it");
+    try {
+      headers.push_back(read_safetensors_header(shards[i].data(), shards[i].size(), shards[i].size()));
+    } catch (const Error& e) {
+      fail_at("pretrained", "model folder '", folder.label, "': ", files[i], ": ", e.what());
+    }
+    total += headers.back().f32_bytes();
+    if (total > folder.max_bytes)
+      fail_at("pretrained", "model folder '", folder.label, "': the weights take more than ", folder.max_bytes >> 20,
+              " MiB as float32, the most the core can hold: pick a smaller model");
+  }
+  for (size_t i = 0; i < files.size(); ++i) {
+    try {
+      for (SafeTensor& t : read_safetensors(shards[i].data(), shards[i].size())) {
+        bool conv1d = false;
+        t.name = m.module == "GPT" ? gpt2_name(t.name, conv1d) : llama_name(t.name);
+        if (t.name.empty()) continue;
+        if (conv1d && t.value.dim() == 2) t.value = t.value.transpose(0, 1).contiguous();
+        m.weights.push_back(std::move(t));
+      }
+    } catch (const Error& e) {
+      fail_at("pretrained", "model folder '", folder.label, "': ", files[i], ": ", e.what());
+    }
+    Blob().swap(shards[i]);  // the file's bytes go once its tensors are decoded
+  }
+  m.weights_name = folder.label + "/" + (files.size() == 1 ? files[0] : "model.safetensors.index.json");
+  return m;
+}
+
+}  // namespace attn
