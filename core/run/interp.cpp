@@ -302,10 +302,17 @@ const Tensor* param(const ParamList& params, const std::string& name) {
 }
 
 // A residual stream read out as the model reads out its last one: GPT lm_head(ln_f(x)) with the
-// tied wte; CausalTransformer fc_out(x).
-Tensor read_out(const Tensor& x, const std::string& module_id, const ParamList& params) {
+// tied wte; Llama lm_head(norm(x)) (RMSNorm with the eps its `norm` step used; lm_head tied or
+// not); CausalTransformer fc_out(x).
+Tensor read_out(const Tensor& x, const std::string& module_id, const ParamList& params, float rms_eps) {
   Generator gen(0);
   Context plain(gen, false, false);
+  if (module_id == "Llama") {
+    const Tensor* w = param(params, "model.norm.weight");
+    const Tensor* head = param(params, "lm_head.weight");
+    if (!head) head = param(params, "model.embed_tokens.weight");  // tie_word_embeddings
+    return linear(plain, rms_norm(plain, Var(x), Var(*w), rms_eps), Var(*head), Var()).t;
+  }
   if (module_id == "GPT") {
     const Tensor* w = param(params, "transformer.ln_f.weight");
     const Tensor* b = param(params, "transformer.ln_f.bias");
@@ -321,6 +328,9 @@ Tensor read_out(const Tensor& x, const std::string& module_id, const ParamList& 
 // Where the residual stream leaves a block: GPT's x and each block's x_attn, x_mlp;
 // CausalTransformer's x and each layer's norm1, norm2.
 bool residual_point(const std::string& module_id, const std::string& name) {
+  if (module_id == "Llama")
+    return name == "inputs_embeds" || matches("model.layers.*.residual_attn", name.c_str()) ||
+           matches("model.layers.*.residual_mlp", name.c_str());
   if (name == "x") return true;
   if (module_id == "GPT") return matches("transformer.h.*.x_attn", name.c_str()) || matches("transformer.h.*.x_mlp", name.c_str());
   return matches("layers.*.norm1", name.c_str()) || matches("layers.*.norm2", name.c_str());
@@ -329,9 +339,11 @@ bool residual_point(const std::string& module_id, const std::string& name) {
 }  // namespace
 
 std::vector<std::pair<std::string, Tensor>> logit_lens(const Context& ctx, const std::string& module_id, const ParamList& params) {
+  const int32_t norm = step_node(ctx, "norm");  // Llama's final RMSNorm: its eps
+  const float eps = norm >= 0 ? ctx.nodes()[u(norm)].attrs.eps : 1e-6f;
   std::vector<std::pair<std::string, Tensor>> out;
   for (const Context::Named& n : ctx.named_steps())
-    if (residual_point(module_id, n.name)) out.emplace_back(n.name, read_out(ctx.nodes()[u(n.node)].out, module_id, params));
+    if (residual_point(module_id, n.name)) out.emplace_back(n.name, read_out(ctx.nodes()[u(n.node)].out, module_id, params, eps));
   return out;
 }
 

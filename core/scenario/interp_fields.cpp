@@ -13,7 +13,10 @@ namespace attn {
 namespace {
 
 // The modules with a `logits` step read out from a residual stream.
-bool has_logits(const ModuleInfo& info) { return std::string(info.id) == "GPT" || std::string(info.id) == "CausalTransformer"; }
+bool has_logits(const ModuleInfo& info) {
+  const std::string id = info.id;
+  return id == "GPT" || id == "CausalTransformer" || id == "Llama";
+}
 
 int64_t int_field(const json& o, const char* key, const std::string& where, const std::string& field, bool negative_ok) {
   const json& v = o[key];
@@ -83,7 +86,7 @@ Metric parse_metric(const json& m, const std::string& where, const std::string& 
 PatchingSpec parse_patching(const json& p, const char* name, const ModuleInfo& info) {
   const std::string where = std::string("scenario.") + name, field = name;
   if (!has_logits(info))
-    fail_at(field, where, " needs a model with logits (GPT, CausalTransformer): ", info.id, " has none");
+    fail_at(field, where, " needs a model with logits (GPT, Llama, CausalTransformer): ", info.id, " has none");
   if (!p.is_object())
     fail_at(field, where, " must be {\"clean\": i, \"corrupted\": j, \"steps\": [pattern, ...], \"by\": \"head\" | \"position\" | \"head_position\" | \"all\", \"metric\": {...}}");
   check_keys(p, where, {"clean", "corrupted", "steps", "by", "metric"}, field);
@@ -161,7 +164,7 @@ void parse_fields(const json& j, const ModuleInfo& info, Scenario& s) {
     if (!j["logit_lens"].is_boolean()) fail_at("logit_lens", "scenario.logit_lens (", brief(j["logit_lens"]), ") must be true or false");
     s.logit_lens = j["logit_lens"].get<bool>();
     if (s.logit_lens && !has_logits(info))
-      fail_at("logit_lens", "scenario.logit_lens needs a model with a residual stream read out to logits (GPT, CausalTransformer): ", info.id, " has none");
+      fail_at("logit_lens", "scenario.logit_lens needs a model with a residual stream read out to logits (GPT, Llama, CausalTransformer): ", info.id, " has none");
   }
   if (j.contains("logit_attribution")) {
     s.attribution_of = parse_logit_attribution(j["logit_attribution"], info);

@@ -366,6 +366,18 @@ def cases(run_generation):
             continue
     else:
         raise AssertionError('no seed gives a generation far enough from float32 ties')
+    # interventions, activation and attribution patching and the logit lens on Llama's own step names
+    rows = data('input_ids', [2, 6], [1, 5, 2, 7, 3, 9, 4, 10, 2, 7, 3, 9])
+    metric = {'kind': 'logit_diff', 'position': -1, 'token': 3, 'wrong': 9}
+    f['interp_llama'] = {'module': 'Llama', 'config': gqa, 'seed': 3, 'inputs': [rows], 'trace': True, 'interventions': [
+        {'step': 'model.layers.0.self_attn.attn_output_heads', 'head': 1, 'set': 'zero'},
+        {'step': 'model.layers.1.self_attn.key_rot', 'head': 0, 'position': 2, 'set': 'mean'},
+        {'step': 'model.layers.0.residual_attn', 'position': -1, 'batch': 1, 'set': {'from_batch': 0}},
+        {'step': 'model.layers.1.mlp.act_fn', 'position': 3, 'set': {'scale': 0.5}}],
+        'patching': {'clean': 0, 'corrupted': 1, 'steps': ['model.layers.*.self_attn.attn_output_heads'], 'by': 'head', 'metric': metric},
+        'attribution_patching': {'clean': 0, 'corrupted': 1, 'steps': ['model.layers.*.self_attn.attn_output_heads'],
+                                 'by': 'head_position', 'metric': metric},
+        'logit_lens': True}
     f['llama_generate_greedy'] = sc  # 3 + 16 tokens: crosses max_position_embeddings (16), the window crops
     nocache = json.loads(json.dumps(sc))
     nocache['generate']['cache'] = False

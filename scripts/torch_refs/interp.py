@@ -121,8 +121,10 @@ def attribution_patching(sc, p):
 
 def residual_points(module_id, steps):
     """The steps where the residual stream leaves a block, in trace order."""
-    pats = ['transformer.h.*.x_attn', 'transformer.h.*.x_mlp'] if module_id == 'GPT' else ['layers.*.norm1', 'layers.*.norm2']
-    return [(n, t) for n, t in steps if n == 'x' or any(fnmatch.fnmatchcase(n, p) for p in pats)]
+    first, pats = {'GPT': ('x', ['transformer.h.*.x_attn', 'transformer.h.*.x_mlp']),
+                   'Llama': ('inputs_embeds', ['model.layers.*.residual_attn', 'model.layers.*.residual_mlp'])}.get(
+                       module_id, ('x', ['layers.*.norm1', 'layers.*.norm2']))
+    return [(n, t) for n, t in steps if n == first or any(fnmatch.fnmatchcase(n, p) for p in pats)]
 
 
 def logit_lens(sc):
@@ -131,7 +133,8 @@ def logit_lens(sc):
     out = []
     with torch.no_grad():
         for name, r in residual_points(sc['module'], steps):
-            logits = m.lm_head(m.transformer.ln_f(r)) if sc['module'] == 'GPT' else m.fc_out(r)
+            logits = (m.lm_head(m.transformer.ln_f(r)) if sc['module'] == 'GPT' else m.lm_head(m.model.norm(r))
+                      if sc['module'] == 'Llama' else m.fc_out(r))
             out.append({'step': name, 'shape': list(logits.shape), 'data': logits.flatten().tolist()})
     return out
 
