@@ -127,16 +127,17 @@ async function main(argv) {
     const options = withWeights ? { weights: readBytes(argv[3], 'weights'), weightsName: argv[3].split('/').pop() } : {};
     // "pretrained": a model folder, relative to the scenario file's folder (the working directory for stdin)
     const base = file === '-' ? process.cwd() : dirname(resolve(file));
-    let folder = null;
+    let parsed = null;
     try {
-      folder = JSON.parse(text).pretrained;
+      parsed = JSON.parse(text);
     } catch {}  // the core names the JSON error
+    const folder = parsed?.pretrained;
     if (typeof folder === 'string') options.files = (name) => {
       const path = join(resolve(base, folder), name);
       return existsSync(path) && statSync(path).isFile() ? readFileSync(path) : null;
     };
     // inputs given as text: the folder's tokenizer makes them ids (bindings/tokenizer.mjs)
-    const scenario = options.files && /"text"\s*:/.test(text) ? (await withTokens(JSON.parse(text), options.files)).scenario : text;
+    const scenario = options.files ? (await withTokens(parsed, options.files)).scenario : text;
     process.stdout.write(resultToJson(core.run(scenario, options)));
     return 0;
   } catch (e) {

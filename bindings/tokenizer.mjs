@@ -41,10 +41,11 @@ function gpt2TokenizerJson(vocab, merges) {
 // decoder's Strip of the first space comes out as the whole text does, and a character made of
 // several byte tokens shows on the one that completes it, '' on the others), else the token alone.
 function piecesOf(ids, decode) {
+  const upTo = ids.map((_, i) => decode(ids.slice(0, i + 1)));  // the text through each token
   let before = '';
   return ids.map((id, i) => {
-    const now = decode(ids.slice(0, i + 1));
-    if (now.endsWith('\uFFFD') && i + 1 < ids.length && !decode(ids.slice(0, i + 2)).endsWith('\uFFFD\uFFFD')) return '';
+    const now = upTo[i];
+    if (now.endsWith('\uFFFD') && i + 1 < ids.length && !upTo[i + 1].endsWith('\uFFFD\uFFFD')) return '';
     const piece = now.startsWith(before) ? now.slice(before.length) : decode([id]);
     before = now;
     return piece;
@@ -61,7 +62,10 @@ function fromHf(kind, json, config) {
 // read(name) -> Uint8Array | null: the folder's files; modelType: config.json's model_type.
 export async function loadTokenizer(read, modelType) {
   const json = read('tokenizer.json');
-  if (json) return fromHf('tokenizer.json', parse(json, 'tokenizer.json'), read('tokenizer_config.json') && parse(read('tokenizer_config.json'), 'tokenizer_config.json'));
+  if (json) {
+    const config = read('tokenizer_config.json');
+    return fromHf('tokenizer.json', parse(json, 'tokenizer.json'), config && parse(config, 'tokenizer_config.json'));
+  }
   const vocab = read('vocab.json'), merges = read('merges.txt');
   if (vocab && merges) return fromHf('vocab.json + merges.txt', gpt2TokenizerJson(parse(vocab, 'vocab.json'), text(merges)));
   if (modelType === 'gpt2') {

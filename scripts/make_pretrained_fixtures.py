@@ -117,7 +117,7 @@ def llama_tokenizer_json():
                       'vocab': {t: i for i, t in enumerate(pieces)}, 'merges': merges}}
 
 
-def expected_of(model, module, ids_name, prompt, n):
+def expected_of(model, module, prompt, n):
     """The prompt's forward (outputs as the core names them) and the greedy generation."""
     idx = torch.tensor([prompt])
     with torch.no_grad():
@@ -182,7 +182,7 @@ def main():
             model.eval()
             widen(model, seed, dtype)
             try:
-                expected = expected_of(model, module, ids_name, prompt, 8)
+                expected = expected_of(model, module, prompt, 8)
                 break
             except AssertionError:
                 continue

@@ -177,11 +177,17 @@ static void check_tiling(const std::vector<SafeTensorEntry>& entries, uint64_t d
          "): the file is damaged or not safetensors");
 }
 
+std::vector<SafeTensor> read_safetensors(const SafeTensorsHeader& h, const uint8_t* bytes) {
+  std::vector<SafeTensor> out;
+  for (const SafeTensorEntry& e : h.entries) out.push_back({e.name, e.dtype, decode(e, bytes + h.data_offset + e.begin, where_of(e.name))});
+  return out;
+}
+
 std::vector<SafeTensor> read_safetensors(const uint8_t* bytes, size_t size) {
-  // The full core checks the header as a whole first (the tensors tile the data); the page's
-  // small build, which reads one module's weights file and no model folders, leaves that out (its
-  // vector of entries and sort: 1.5 KB) and checks each entry as it decodes it.
-  if constexpr (kPretrained) read_safetensors_header(bytes, size, size);
+  // The full core checks the header as a whole (the tensors tile the data), then decodes; the
+  // page's small build, which reads one module's weights file and no model folders, leaves that
+  // out (its vector of entries and sort: 1.5 KB) and checks each entry as it decodes it.
+  if constexpr (kPretrained) return read_safetensors(read_safetensors_header(bytes, size, size), bytes);
   uint64_t n = 0;
   const json header = read_header(bytes, size, n);
   std::vector<SafeTensor> out;

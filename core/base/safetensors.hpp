@@ -39,6 +39,8 @@ struct SafeTensorsHeader {
 // within kMaxWeightElements, byte ranges that tile the data exactly (no overlap, no gap, nothing
 // past the end, as the safetensors crate requires). `bytes` must hold the header (8 + N bytes).
 SafeTensorsHeader read_safetensors_header(const uint8_t* bytes, size_t available, uint64_t size);
+// The tensors of a file whose header `h` was read from these bytes, decoded (every value finite).
+std::vector<SafeTensor> read_safetensors(const SafeTensorsHeader& h, const uint8_t* bytes);
 
 std::vector<SafeTensor> read_safetensors(const uint8_t* bytes, size_t size);
 

@@ -78,7 +78,9 @@ int main(int argc, char** argv) {
     };
     // A checkpoint's weights are held beside the working memory: natively the budget grows by the
     // most a model folder may hold (the WASM heap, 1 GiB, cannot).
-    if (text.find("\"pretrained\"") != std::string::npos) attn::set_memory_budget(attn::kDefaultMemoryBudget + attn::kMaxModelBytes);
+    // (Not valid JSON: parse_scenario says so.)
+    const nlohmann::json peek = nlohmann::json::parse(text, nullptr, false);
+    if (peek.is_object() && peek.contains("pretrained")) attn::set_memory_budget(attn::kDefaultMemoryBudget + attn::kMaxModelBytes);
     if (!with_weights) {
       std::cout << attn::result_to_json(attn::run(attn::parse_scenario(text, nullptr, nullptr, &files)));
       return 0;

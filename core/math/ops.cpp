@@ -245,26 +245,17 @@ Tensor relu(const Tensor& x) {
   return out;
 }
 
-Tensor gelu(const Tensor& x_) {
+// y = f(x) elementwise by one of the kernels' activations (gelu, gelu_tanh, silu)
+static Tensor activation(const Tensor& x_, void (*Kernels::*f)(float*, const float*, size_t)) {
   const Tensor x = x_.contiguous();
   Tensor out = Tensor::empty(x.shape());
-  kernels().gelu(out.data(), x.data(), static_cast<size_t>(x.numel()));
+  (kernels().*f)(out.data(), x.data(), static_cast<size_t>(x.numel()));
   return out;
 }
 
-Tensor gelu_tanh(const Tensor& x_) {
-  const Tensor x = x_.contiguous();
-  Tensor out = Tensor::empty(x.shape());
-  kernels().gelu_tanh(out.data(), x.data(), static_cast<size_t>(x.numel()));
-  return out;
-}
-
-Tensor silu(const Tensor& x_) {
-  const Tensor x = x_.contiguous();
-  Tensor out = Tensor::empty(x.shape());
-  kernels().silu(out.data(), x.data(), static_cast<size_t>(x.numel()));
-  return out;
-}
+Tensor gelu(const Tensor& x) { return activation(x, &Kernels::gelu); }
+Tensor gelu_tanh(const Tensor& x) { return activation(x, &Kernels::gelu_tanh); }
+Tensor silu(const Tensor& x) { return activation(x, &Kernels::silu); }
 
 Tensor rms_norm(const Tensor& x_, const Tensor& gamma, float eps) {
   const int64_t n = x_.size(-1);

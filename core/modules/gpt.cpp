@@ -111,14 +111,8 @@ struct CausalSelfAttention {
     ctx.step("q", q, {"batch", "heads", "seq", "d_head"}, "q = q.view(B, T, H, hs).transpose(1, 2) # (B, nh, T, hs)");
     Var v = split_heads(ctx, split(ctx, qkv, sizes, 2, 2), Hk);
     ctx.step("v", v, {"batch", "kv_heads", "seq", "d_head"}, "v = v.view(B, T, H_kv, hs).transpose(1, 2) # (B, n_kv_head, T, hs)");
-    if (spec.rope) rotate_qk(ctx, q, k, positions(pos0, x.size(1)), D, spec.rope_base);
+    if (spec.rope) rotate_qk(ctx, q, k, position_range(pos0, x.size(1)), D, spec.rope_base);
     return {q, k, v};
-  }
-
-  static std::vector<int64_t> positions(int64_t pos0, int64_t n) {
-    std::vector<int64_t> pos(static_cast<size_t>(n));
-    for (int64_t t = 0; t < n; ++t) pos[static_cast<size_t>(t)] = pos0 + t;
-    return pos;
   }
 
   // Grouped-query attention: every kv head serves n_head / num_kv_heads query heads.
@@ -174,7 +168,7 @@ struct CausalSelfAttention {
       return attend(att, v, ctx, weights);
     }
     auto [kr, vr] = repeat(k, v, ctx);
-    const std::vector<int64_t> pos = positions(0, x.size(1));
+    const std::vector<int64_t> pos = position_range(0, x.size(1));
     Var att = mask(scores(q, kr, ctx), ctx, pos, pos);
     ctx.step("att_masked", att, {"batch", "heads", "seq_q", "seq_k"},
              "att = att.masked_fill(mask, float('-inf'))  # mask: j > i, or j <= i - window unless j < sink_tokens");
@@ -194,7 +188,7 @@ struct CausalSelfAttention {
     auto [kr, vr] = repeat(kc, vc, ctx);
     Var att = scores(q, kr, ctx);
     if (spec.window > 0 && cached + 1 > spec.window) {
-      att = mask(att, ctx, {cached}, positions(0, cached + 1));
+      att = mask(att, ctx, {cached}, position_range(0, cached + 1));
       ctx.step("att_masked", att, {"batch", "heads", "seq_q", "seq_k"},
                "att = att.masked_fill(mask, float('-inf'))  # the cached keys out of the window");
     }
@@ -341,8 +335,7 @@ class GPT : public Module, public Generative {
   // A nanoGPT state_dict also holds lm_head.weight (the same tensor as wte's) and, saved by PyTorch
   // < 2.0, every layer's causal-mask buffer attn.bias (Hugging Face's GPT-2 also attn.masked_bias).
   bool skips_in_state_dict(const std::string& n) const override {
-    const auto ends = [&](const std::string& tail) { return n.size() > tail.size() && n.compare(n.size() - tail.size(), tail.size(), tail) == 0; };
-    return n == "lm_head.weight" || ends(".attn.bias") || ends(".attn.masked_bias");
+    return n == "lm_head.weight" || ends_with(n, ".attn.bias") || ends_with(n, ".attn.masked_bias");
   }
   std::vector<AttentionSpec> attention() const override {
     std::vector<AttentionSpec> out;
@@ -379,9 +372,7 @@ class GPT : public Module, public Generative {
       ctx.step("x", x, {"batch", "seq", "n_embd"}, "x = self.transformer.drop(tok_emb)  # rope: no wpe, positions rotate q and k");
       return x;
     }
-    std::vector<int64_t> pos(static_cast<size_t>(T));
-    for (int64_t t = 0; t < T; ++t) pos[static_cast<size_t>(t)] = pos0 + t;
-    Var pe = embedding(ctx, ctx.param(wpe), pos, {T});
+    Var pe = embedding(ctx, ctx.param(wpe), position_range(pos0, T), {T});
     ctx.step("pos_emb", pe, {"seq", "n_embd"}, "pos_emb = self.transformer.wpe(pos) # position embeddings of shape (t, n_embd)");
     Var x = add(ctx, tok, pe);
     if (ctx.train && c_.dropout > 0.f) x = dropout(ctx, x, c_.dropout);

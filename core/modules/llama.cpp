@@ -59,12 +59,6 @@ AttentionSpec llama_spec(const LlamaConfig& c) {
   return s;
 }
 
-std::vector<int64_t> positions(int64_t pos0, int64_t n) {
-  std::vector<int64_t> pos(static_cast<size_t>(n));
-  for (int64_t t = 0; t < n; ++t) pos[static_cast<size_t>(t)] = pos0 + t;
-  return pos;
-}
-
 struct LlamaAttention {
   Linear q_proj, k_proj, v_proj, o_proj;  // Hugging Face's construction order
   AttentionSpec spec;
@@ -87,7 +81,7 @@ struct LlamaAttention {
     ctx.step("v_proj", v, {"batch", "seq", "kv_heads*d_head"}, "self.v_proj(hidden_states)");
     v = split_heads(ctx, v, Hk);
     ctx.step("value_states", v, {"batch", "kv_heads", "seq", "d_head"}, "value_states = self.v_proj(hidden_states).view(hidden_shape).transpose(1, 2)");
-    const std::vector<int64_t> pos = positions(pos0, x.size(1));
+    const std::vector<int64_t> pos = position_range(pos0, x.size(1));
     Var cos = rope_table(ctx, pos, D, spec.rope_base, false), sin = rope_table(ctx, pos, D, spec.rope_base, true);
     ctx.step("cos", cos, {"seq", "d_head"}, "cos, sin = position_embeddings  # emb = torch.cat((freqs, freqs), dim=-1); cos = emb.cos()");
     ctx.step("sin", sin, {"seq", "d_head"}, "cos, sin = position_embeddings  # sin = emb.sin()");
@@ -280,8 +274,7 @@ class Llama : public Module, public Generative {
   // Tied, a checkpoint may still hold lm_head.weight (embed_tokens' tensor again); rotary_emb's
   // inv_freq is a buffer the core recomputes.
   bool skips_in_state_dict(const std::string& n) const override {
-    const std::string tail = ".rotary_emb.inv_freq";
-    return (c_.tie && n == "lm_head.weight") || (n.size() > tail.size() && n.compare(n.size() - tail.size(), tail.size(), tail) == 0);
+    return (c_.tie && n == "lm_head.weight") || ends_with(n, ".rotary_emb.inv_freq");
   }
   std::vector<AttentionSpec> attention() const override {
     std::vector<AttentionSpec> out;

@@ -135,6 +135,12 @@ class ModernAttention : public Module {
 
 }  // namespace
 
+std::vector<int64_t> position_range(int64_t first, int64_t n) {
+  std::vector<int64_t> pos(static_cast<size_t>(n));
+  for (int64_t t = 0; t < n; ++t) pos[static_cast<size_t>(t)] = first + t;
+  return pos;
+}
+
 void rotate_qk(Context& ctx, Var& q, Var& k, const std::vector<int64_t>& positions, int64_t D, double base) {
   Var cos = rope_table(ctx, positions, D, base, false), sin = rope_table(ctx, positions, D, base, true);
   ctx.step("cos", cos, {"seq", "d_head"}, "cos = torch.cat((angles, angles), dim=-1).cos()");

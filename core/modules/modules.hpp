@@ -47,6 +47,8 @@ InputSpec causal_input();
 // (B,H_kv,T,D) rotated at `positions` (steps cos, sin, q_rot, k_rot), and k, v repeated to n times
 // their heads (steps k_repeated, v_repeated; n = 1: unchanged, no step).
 void rotate_qk(Context& ctx, Var& q, Var& k, const std::vector<int64_t>& positions, int64_t D, double base);
+// The positions first, first + 1, ..., first + n - 1 (GPT's and Llama's windows and decode steps).
+std::vector<int64_t> position_range(int64_t first, int64_t n);
 void repeat_kv_heads(Context& ctx, Var& k, Var& v, int64_t n);
 
 // Shared by GPT and Llama: the pre-norm block x = x + attn(norm_1(x)); x = x + mlp(norm_2(x)),

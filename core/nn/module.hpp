@@ -53,6 +53,12 @@ class Module {
   virtual bool skips_in_state_dict(const std::string& name) const { return false; }
 };
 
+// Whether name ends with tail after at least one character of its own ("x.attn.bias" ends with
+// ".attn.bias"): a state_dict name's kind, a file name's extension.
+inline bool ends_with(const std::string& name, const std::string& tail) {
+  return name.size() > tail.size() && name.compare(name.size() - tail.size(), tail.size(), tail) == 0;
+}
+
 // The module table's texts are string literals (const char*): the table is static data, not
 // code that builds strings (in the WASM, 20 KB less to download).
 enum class ArgType { Int, Float, Bool };

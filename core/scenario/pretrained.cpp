@@ -10,20 +10,11 @@
 
 #include "base/error.hpp"
 #include "base/limits.hpp"
+#include "nn/module.hpp"
+#include "scenario/fields.hpp"
 
 namespace attn {
 namespace {
-
-using json = nlohmann::json;
-
-std::string brief(const json& v) {
-  std::string s = v.dump();
-  return s.size() > 60 ? s.substr(0, 57) + "..." : s;
-}
-
-bool ends_with(const std::string& s, const std::string& tail) {
-  return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
-}
 
 // A small JSON file of the folder (config.json, the shard index), parsed under a size bound.
 json read_json(const ModelFolder& f, const std::string& name, bool& found) {
@@ -131,7 +122,7 @@ std::map<std::string, double> llama_config(const HfConfig& c, const std::string&
           {"num_key_value_heads", c.integer("num_key_value_heads", type == "mistral" ? 8 : H, 1, 256)},
           {"head_dim", c.integer("head_dim", 0, 0, 1024)},
           {"max_position_embeddings", max_pos},
-          {"rms_norm_eps", c.number("rms_norm_eps", type == "llama" ? 1e-6 : type == "qwen2" ? 1e-6 : 1e-6, 0, 1, false)},
+          {"rms_norm_eps", c.number("rms_norm_eps", 1e-6, 0, 1, false)},  // all three configs' default
           {"rope_theta", c.number("rope_theta", 10000.0, 1, 1e9, false)},
           {"tie_word_embeddings", c.flag("tie_word_embeddings", false)},
           {"attention_bias", c.flag("attention_bias", false)},
@@ -188,7 +179,6 @@ PretrainedModel load_pretrained(const ModelFolder& folder) {
   // The weight files: model.safetensors, or the shards its index names (each read once).
   std::vector<std::string> files;
   const json index = read_json(folder, "model.safetensors.index.json", found);
-  Blob probe;
   if (found) {
     if (!index.contains("weight_map") || !index["weight_map"].is_object() || index["weight_map"].empty())
       fail_at("pretrained", "model folder '", folder.label, "': model.safetensors.index.json must have a weight_map {tensor: shard file}");
@@ -232,7 +222,7 @@ PretrainedModel load_pretrained(const ModelFolder& folder) {
   }
   for (size_t i = 0; i < files.size(); ++i) {
     try {
-      for (SafeTensor& t : read_safetensors(shards[i].data(), shards[i].size())) {
+      for (SafeTensor& t : read_safetensors(headers[i], shards[i].data())) {
         bool conv1d = false;
         t.name = m.module == "GPT" ? gpt2_name(t.name, conv1d) : llama_name(t.name);
         if (t.name.empty()) continue;

@@ -17,7 +17,7 @@ namespace {
 void load_weights(const Scenario& s, ParamList& params, const Module& module) {
   auto is_buffer = [](const std::string& n) {
     for (const std::string tail : {"mask", "pe"})
-      if (n == tail || (n.size() > tail.size() + 1 && n.compare(n.size() - tail.size() - 1, std::string::npos, "." + tail) == 0))
+      if (n == tail || ends_with(n, "." + tail))
         return true;
     return false;
   };

@@ -6,32 +6,9 @@
 #include <sys/wait.h>
 
 #include "attention.hpp"
+#include "cli_run.hpp"
 #include "fixtures.hpp"
 
-namespace {
-
-struct Proc {
-  int status;
-  std::string out;
-};
-
-// The CLI with `env` (VAR=value) set for it.
-Proc run_cli_env(const std::string& env, const std::string& args) {
-  const std::string cmd = (env.empty() ? "" : env + " ") + std::string(ATTN_CLI_PATH) + " " + args + " 2>&1";
-  FILE* p = popen(cmd.c_str(), "r");
-  Proc r{-1, ""};
-  if (!p) return r;
-  char buf[65536];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
-  const int st = pclose(p);
-  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-  return r;
-}
-
-Proc run_cli(const std::string& args) { return run_cli_env("", args); }
-
-}  // namespace
 
 TEST_CASE("attention-cli run matches PyTorch on every fixture", "[cli]") {
   const auto names = fixtures::names();

@@ -3,9 +3,6 @@
 // give the references' logits, attention weights and greedy ids, with and without the KV cache;
 // and every way a downloaded folder can lie is refused with a message naming it, before any
 // tensor is decoded (and, for the index's claims, before a shard is read).
-#include <sys/wait.h>
-
-#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -13,6 +10,7 @@
 #include <set>
 
 #include "attention.hpp"
+#include "cli_run.hpp"
 #include "fixtures.hpp"
 #include "generation_check.hpp"
 
@@ -233,16 +231,7 @@ TEST_CASE("an untrusted folder's lies are refused before any large allocation or
 }
 
 TEST_CASE("attention-cli reads a model folder beside the scenario file, and says what is wrong with one", "[pretrained][cli]") {
-  const auto run = [](const std::string& args) {
-    FILE* p = popen((std::string(ATTN_CLI_PATH) + " " + args + " 2>&1").c_str(), "r");
-    std::string out;
-    char buf[65536];
-    size_t n;
-    while (p && (n = fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
-    const int st = p ? pclose(p) : -1;
-    return std::make_pair(WIFEXITED(st) ? WEXITSTATUS(st) : -1, out);
-  };
-  const auto [status, out] = run("run " + kDir + "gpt2_bare_f16_sharded.scenario.json");
+  const auto [status, out] = run_cli("run " + kDir + "gpt2_bare_f16_sharded.scenario.json");
   REQUIRE(status == 0);
   const auto expected = fixtures::json::parse(fixtures::read_text(kDir + "gpt2_bare_f16_sharded.expected.json"));
   CHECK(fixtures::json::parse(out)["ids"] == expected["ids"]);
@@ -252,7 +241,7 @@ TEST_CASE("attention-cli reads a model folder beside the scenario file, and says
     std::ofstream f(tmp);
     f << R"({"pretrained": "no_such_model", "inputs": [{"name": "idx", "shape": [1, 1], "data": [0]}]})";
   }
-  const auto [bad, msg] = run("run " + tmp);
+  const auto [bad, msg] = run_cli("run " + tmp);
   CHECK(bad == 1);
   CHECK_THAT(msg, Catch::StartsWith("error: model folder 'no_such_model' has no config.json"));
   std::filesystem::remove(tmp);

@@ -54,16 +54,18 @@ ATTN_SMALL Json gelu_attrs(const Node& n, const std::vector<Node>&) { return {{"
 ATTN_SMALL std::string gelu_call(const Node& n, const std::vector<std::string>& args) {
   return "gelu(" + args[0] + (n.attrs.tanh ? ", approximate='tanh')" : ")");
 }
-void gelu_backward(const Node& n, const Tensor& g, Grads& w) {
+// An activation's backward by its kernel: dx from x (the node's input) and dy.
+void activation_backward(const Node& n, const Tensor& g, Grads& w, void (*Kernels::*f)(float*, const float*, const float*, size_t)) {
   const Tensor x = w.input(n, 0).out.contiguous(), gc = g.contiguous();
   Tensor gx = Tensor::empty(x.shape());
-  if (n.attrs.tanh) {
-    ATTN_FULL_CORE_OP();
-    kernels().gelu_tanh_backward(gx.data(), x.data(), gc.data(), u(x.numel()));
-  } else {
-    kernels().gelu_backward(gx.data(), x.data(), gc.data(), u(x.numel()));
-  }
+  (kernels().*f)(gx.data(), x.data(), gc.data(), u(x.numel()));
   w.give(n, 0, gx, true);
+}
+
+void gelu_backward(const Node& n, const Tensor& g, Grads& w) {
+  if (!n.attrs.tanh) return activation_backward(n, g, w, &Kernels::gelu_backward);
+  ATTN_FULL_CORE_OP();
+  activation_backward(n, g, w, &Kernels::gelu_tanh_backward);
 }
 
 Tensor silu_forward(const Node&, const std::vector<Tensor>& in) {
@@ -72,10 +74,7 @@ Tensor silu_forward(const Node&, const std::vector<Tensor>& in) {
 }
 void silu_backward(const Node& n, const Tensor& g, Grads& w) {
   ATTN_FULL_CORE_OP();
-  const Tensor x = w.input(n, 0).out.contiguous(), gc = g.contiguous();
-  Tensor gx = Tensor::empty(x.shape());
-  kernels().silu_backward(gx.data(), x.data(), gc.data(), u(x.numel()));
-  w.give(n, 0, gx, true);
+  activation_backward(n, g, w, &Kernels::silu_backward);
 }
 
 Tensor mul_forward(const Node&, const std::vector<Tensor>& in) {
