@@ -124,10 +124,12 @@ function encode(scenario, options) {
   }
   // the model folder of "pretrained": {name: Uint8Array} or (name) => Uint8Array | null
   if (options.files != null) blobs.files = options.files;
+  // with sizes {name: bytes}: files gives each weight file's header only (a trainer's streamed weights)
+  if (options.sizes != null) blobs.sizes = options.sizes;
   return { text, buffers, blobs };
 }
 
-function throwIfFailed(obj) {
+export function throwIfFailed(obj) {
   if (!obj.ok()) throw Object.assign(new Error(obj.error()), { field: obj.errorField() || null });
 }
 

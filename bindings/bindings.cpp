@@ -9,14 +9,18 @@
 #include <emscripten/bind.h>
 #include <malloc.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <memory>
 #include <nlohmann/json.hpp>
 
+#include "base/build.hpp"
 #include "base/error.hpp"
 #include "kernels/kernels.hpp"
 #include "base/safetensors.hpp"
 #include "base/threads.hpp"
+#include "scenario/pretrained.hpp"
 #include "scenario/scenario.hpp"
 #include "scenario/session.hpp"
 #include "tape/graph.hpp"
@@ -89,6 +93,29 @@ attn::Blob heap_copy(const val& bytes) {
   return out;
 }
 
+// A model folder handed over from JS: a function (name) -> Uint8Array | null, or {name: Uint8Array}.
+attn::FolderReader folder_reader(const val& files) {
+  const std::string kind = files.typeOf().as<std::string>();
+  if (kind != "function" && kind != "object")
+    throw attn::Error("options.files (" + kind + ") must be {name: Uint8Array} or a function (name) => Uint8Array | null", "pretrained");
+  return [files, kind](const std::string&, const std::string& name, attn::Blob& out) {
+    const val f = kind == "function" ? files(name) : files.call<bool>("hasOwnProperty", name) ? files[name] : val::null();
+    if (f.isUndefined() || f.isNull()) return false;
+    if (!f.instanceof(val::global("Uint8Array")))
+      throw attn::Error("the model folder's file '" + name + "' must be a Uint8Array (bytes), got " + f.typeOf().as<std::string>(), "pretrained");
+    out = heap_copy(f);
+    return true;
+  };
+}
+
+// sizes[name]: a weight file's size in bytes, checked.
+uint64_t file_size(const val& sizes, const std::string& name) {
+  const val n = sizes[name];
+  if (!n.isNumber() || !(n.as<double>() >= 0) || n.as<double>() > 9e15)
+    throw attn::Error("the size of the model folder's file '" + name + "' is unknown: give sizes[name] in bytes", "pretrained");
+  return static_cast<uint64_t>(n.as<double>());
+}
+
 // buffers: a JS array of Float32Arrays (inputs' "buffer": i); blobs: Uint8Arrays (safetensors
 // files: "weights": {"buffer": i}); each copied into the heap once. blobs.files: the model folder
 // of "pretrained", a function (name) -> Uint8Array | null, or an object {name: Uint8Array} (a
@@ -104,18 +131,11 @@ attn::Scenario parse(const std::string& scenario_json, val buffers, val blobs) {
   if constexpr (attn::kPretrained) {  // the small build refuses "pretrained" by itself
     const val files = blobs["files"];
     if (!files.isUndefined() && !files.isNull()) {
-      const std::string kind = files.typeOf().as<std::string>();
-      if (kind != "function" && kind != "object")
-        throw attn::Error("options.files (" + kind + ") must be {name: Uint8Array} or a function (name) => Uint8Array | null", "pretrained");
-      const attn::FolderReader read = [&](const std::string&, const std::string& name, attn::Blob& out) {
-        const val f = kind == "function" ? files(name) : files.call<bool>("hasOwnProperty", name) ? files[name] : val::null();
-        if (f.isUndefined() || f.isNull()) return false;
-        if (!f.instanceof(val::global("Uint8Array")))
-          throw attn::Error("the model folder's file '" + name + "' must be a Uint8Array (bytes), got " + f.typeOf().as<std::string>(), "pretrained");
-        out = heap_copy(f);
-        return true;
-      };
-      return attn::parse_scenario(scenario_json, &data, &bytes, &read);
+      const attn::FolderReader read = folder_reader(files);
+      const val sizes = blobs["sizes"];  // the weight files' sizes: files gave their headers only
+      if (sizes.isUndefined() || sizes.isNull()) return attn::parse_scenario(scenario_json, &data, &bytes, &read);
+      const attn::FolderSizes size = [&sizes](const std::string&, const std::string& name) { return file_size(sizes, name); };
+      return attn::parse_scenario(scenario_json, &data, &bytes, &read, &size);
     }
   }
   return attn::parse_scenario(scenario_json, &data, &bytes);
@@ -220,6 +240,28 @@ class Trainer : public Failure {
     return static_cast<size_t>(i) < g.size() && g[static_cast<size_t>(i)].defined() ? view(g[static_cast<size_t>(i)]) : val::undefined();
   }
   double stepsDone() const { return static_cast<double>(session_->steps_done()); }
+#if ATTN_PRETRAINED
+  // A folder planned from its headers (run's options.sizes): its tensors as
+  // [{file, name, dtype, begin, end, count}] (begin/end: bytes in the file), the bytes of tensor i from
+  // value `first` on (writeWeights), then finishWeights().
+  std::string streamed() const {
+    nlohmann::json j = nlohmann::json::array();
+    const attn::StreamedWeights* streamed = session_->streamed();
+    if (!streamed) return j.dump();
+    const attn::StreamedWeights& w = *streamed;
+    for (const attn::PlannedTensor& t : w.tensors)
+      j.push_back({{"file", w.files[t.file]}, {"name", t.entry.name}, {"dtype", t.entry.dtype}, {"begin", w.data_offsets[t.file] + t.entry.begin},
+                   {"end", w.data_offsets[t.file] + t.entry.end}, {"count", t.entry.count}});
+    return j.dump();
+  }
+  bool writeWeights(int i, double first, val bytes) {
+    return guard([&] {
+      const attn::Blob b = heap_copy(bytes);
+      session_->write_weights(static_cast<size_t>(i), static_cast<int64_t>(first), b.data(), b.size());
+    });
+  }
+  bool finishWeights() { return guard([&] { session_->finish_weights(); }); }
+#endif
 
  private:
   static attn::Shape shape_of(val shape) {
@@ -239,6 +281,9 @@ class Generation : public Failure {
     guard([&] {
       const attn::Scenario s = parse(scenario_json, buffers, blobs);
       if (!s.generate) attn::fail_at("generate", "core.generator needs a scenario with \"generate\": {\"max_new_tokens\": N, ...}");
+#if ATTN_PRETRAINED
+      if (s.streamed) attn::fail_at("pretrained", "core.generator needs the folder's whole files, not sizes (streamed weights go into a trainer)");
+#endif
       max_ = s.generation.max_new_tokens;
       session_ = std::make_unique<attn::Session>(s);
       gen_ = session_->generation();
@@ -284,6 +329,27 @@ std::string safetensors_listing(val bytes) {
     return nlohmann::json({{"error", e.what()}}).dump();
   }
 }
+// A model folder checked before its weights are fetched (attn::plan_pretrained): files gives
+// config.json, the shard index and each weight file's first bytes (at least its header); sizes
+// {name: bytes} each weight file's full size; max_bytes the float32 weights the caller can hold;
+// headers false: config.json and the index only (which weight files to fetch).
+// The plan as JSON, or {"error", "field"}.
+#if ATTN_PRETRAINED
+std::string pretrained_plan(std::string label, val files, val sizes, double max_bytes, bool headers) {
+  try {
+    const attn::FolderReader read = folder_reader(files);
+    attn::ModelFolder folder{label, [&](const std::string& name, attn::Blob& out) { return read(label, name, out); },
+                             static_cast<uint64_t>(std::clamp(max_bytes, 0.0, static_cast<double>(attn::kMaxModelBytes))),
+                             [&](const std::string& name) { return file_size(sizes, name); }};
+    return attn::pretrained_plan_json(attn::plan_pretrained(folder, headers));
+  } catch (const attn::Error& e) {
+    return nlohmann::json({{"error", e.what()}, {"field", e.field()}}).dump();
+  } catch (const std::exception& e) {
+    return nlohmann::json({{"error", e.what()}, {"field", "pretrained"}}).dump();
+  }
+}
+#endif
+
 // A copy (a Float32Array of its own) of a packed tensor's values.
 val copied(const attn::Tensor& t) { return view(t).call<val>("slice"); }
 
@@ -308,6 +374,18 @@ val next_token_distribution(val logits, double temperature, int top_k, double to
 
 // Bytes malloc has handed out and not had back: leak checks compare it across many runs.
 double heap_used() { return static_cast<double>(mallinfo().uordblks); }
+#if ATTN_PRETRAINED
+// The most the heap's allocator has held from the system at once (dlmalloc's max footprint).
+double heap_peak() { return static_cast<double>(mallinfo().usmblks); }
+// Grows the heap once by `bytes` (a block allocated and freed: malloc takes the model's tensors
+// from it later). Memory grown a tensor at a time overshoots by up to a fifth of its size at each
+// step (Emscripten's geometric growth): a model of 500 MB then holds 690. False when the heap cannot.
+bool reserve_heap(double bytes) {
+  void* p = bytes > 0 && bytes < 4e9 ? std::malloc(static_cast<size_t>(bytes)) : nullptr;
+  std::free(p);
+  return p != nullptr;
+}
+#endif
 
 }  // namespace
 
@@ -342,7 +420,13 @@ EMSCRIPTEN_BINDINGS(attention) {
       .function("paramsMeta", &Trainer::paramsMeta)
       .function("param", &Trainer::param)
       .function("grad", &Trainer::grad)
-      .function("stepsDone", &Trainer::stepsDone);
+      .function("stepsDone", &Trainer::stepsDone)
+#if ATTN_PRETRAINED
+      .function("streamed", &Trainer::streamed)
+      .function("writeWeights", &Trainer::writeWeights)
+      .function("finishWeights", &Trainer::finishWeights)
+#endif
+      ;
   function("modulesJson", &attn::modules_json);
   function("version", &attn::version);
   function("kernelsName", &kernels_name);
@@ -353,6 +437,11 @@ EMSCRIPTEN_BINDINGS(attention) {
   function("setUseSimd", &attn::set_use_simd);
   function("heapUsed", &heap_used);
   function("safetensorsListing", &safetensors_listing);
+#if ATTN_PRETRAINED  // the page's small build has no model folders
+  function("pretrainedPlan", &pretrained_plan);
+  function("reserveHeap", &reserve_heap);
+  function("heapPeak", &heap_peak);
+#endif
   function("attentionMask", &attention_mask);
   function("nextTokenDistribution", &next_token_distribution);
 }

@@ -34,6 +34,7 @@ class Generator {
   // generator ends exactly where the real draws leave it, so later draws (inputs, dropout,
   // sampling) are PyTorch's.
   void set_skip_values(bool on) { skip_values_ = on; }
+  bool skips_values() const { return skip_values_; }
 
  private:
   double uniform_double();  // at::uniform_real_distribution<double>(0, 1): 53 bits of random64()

@@ -32,6 +32,29 @@ float bf16_to_f32(uint16_t b) {
   return v;
 }
 
+}  // namespace
+
+void decode_values(const std::string& dtype, const uint8_t* src, int64_t count, float* dst, const std::string& where, int64_t first) {
+  const size_t elem = dtype == "F32" ? 4 : 2;
+  const bool f16 = dtype == "F16";
+  for (int64_t i = 0; i < count; ++i) {
+    const uint8_t* p = src + static_cast<size_t>(i) * elem;
+    float v;
+    if (elem == 4) {
+      const uint32_t bits = static_cast<uint32_t>(p[0]) | static_cast<uint32_t>(p[1]) << 8 |
+                            static_cast<uint32_t>(p[2]) << 16 | static_cast<uint32_t>(p[3]) << 24;
+      std::memcpy(&v, &bits, 4);
+    } else {
+      const uint16_t h = static_cast<uint16_t>(p[0] | p[1] << 8);
+      v = f16 ? f16_to_f32(h) : bf16_to_f32(h);
+    }
+    if (!std::isfinite(v)) fail(where, " holds ", v, " at index ", first + i, ": weights must be finite");
+    dst[i] = v;
+  }
+}
+
+namespace {
+
 std::string brief(const json& v) {
   std::string s = v.dump();
   return s.size() > 60 ? s.substr(0, 57) + "..." : s;
@@ -100,23 +123,7 @@ SafeTensorEntry read_entry(const json& e, const std::string& where, uint64_t dat
 // The entry's values as float32 (little-endian F32, F16 or BF16), every one finite.
 Tensor decode(const SafeTensorEntry& e, const uint8_t* src, const std::string& where) {
   Tensor t = Tensor::empty(e.shape);
-  float* dst = t.data();
-  const size_t elem = e.dtype == "F32" ? 4 : 2;
-  const bool f16 = e.dtype == "F16";
-  for (int64_t i = 0; i < e.count; ++i) {
-    const uint8_t* p = src + static_cast<size_t>(i) * elem;
-    float v;
-    if (elem == 4) {
-      const uint32_t bits = static_cast<uint32_t>(p[0]) | static_cast<uint32_t>(p[1]) << 8 |
-                            static_cast<uint32_t>(p[2]) << 16 | static_cast<uint32_t>(p[3]) << 24;
-      std::memcpy(&v, &bits, 4);
-    } else {
-      const uint16_t h = static_cast<uint16_t>(p[0] | p[1] << 8);
-      v = f16 ? f16_to_f32(h) : bf16_to_f32(h);
-    }
-    if (!std::isfinite(v)) fail(where, " holds ", v, " at index ", i, ": weights must be finite");
-    dst[i] = v;
-  }
+  decode_values(e.dtype, src, e.count, t.data(), where, 0);
   return t;
 }
 

@@ -43,6 +43,9 @@ SafeTensorsHeader read_safetensors_header(const uint8_t* bytes, size_t available
 std::vector<SafeTensor> read_safetensors(const SafeTensorsHeader& h, const uint8_t* bytes);
 
 std::vector<SafeTensor> read_safetensors(const uint8_t* bytes, size_t size);
+// `count` little-endian values of `dtype` (F32, F16, BF16) at src as float32 into dst, each finite
+// (else an Error naming `where` and the index, counted from `first`).
+void decode_values(const std::string& dtype, const uint8_t* src, int64_t count, float* dst, const std::string& where, int64_t first);
 
 // [{"name", "dtype", "shape"}] of a file, for listing it (the page, the CLI); throws like the reader.
 std::string safetensors_listing_json(const uint8_t* bytes, size_t size);

@@ -273,8 +273,10 @@ class GPT : public Module, public Generative {
     }
     for (int64_t i = 0; i < c.L; ++i) h.emplace_back(c, gen);
     ln_f = LayerNorm(c.C, c.bias, c.ln_eps);
-    Linear lm_head(c.C, c.V, false, gen);  // nn.Linear(n_embd, vocab_size, bias=False)
-    wte = lm_head.weight;                  // self.transformer.wte.weight = self.lm_head.weight
+    // nn.Linear(n_embd, vocab_size, bias=False), then self.transformer.wte.weight = self.lm_head.weight:
+    // lm_head's values are drawn straight into wte's table (same shape), so a 124M model never
+    // holds two vocab x n_embd tables (nor a freed one the allocator cannot reuse for the next)
+    gen.linear_init(wte.data(), static_cast<size_t>(wte.numel()), nullptr, 0, c.C);
     init_weights(gen);
   }
 

@@ -213,9 +213,19 @@ class Llama : public Module, public Generative {
     for (int64_t i = 0; i < c.L; ++i) layers.emplace_back(c, gen);
     norm = RMSNorm(c.C, c.eps);
     init_weights(gen);  // LlamaModel's own post_init()
+    // LlamaForCausalLM's nn.Linear lm_head, then its post_init() (lm_head alone is left to initialise),
+    // then tie_weights(). Tied, lm_head's values are drawn and dropped: into no table at all when the
+    // weights will replace every value (a checkpoint's), so a big model never holds two.
+    if (c.tie && gen.skips_values() && c.V * c.C >= 16) {  // (normal_ of fewer values writes them)
+      const size_t n = static_cast<size_t>(c.V * c.C);
+      gen.linear_init(nullptr, n, nullptr, 0, c.C);  // skipped values: the draws only
+      gen.normal_(nullptr, n, 0.0, 0.02);
+      lm_head = embed_tokens;
+      return;
+    }
     lm_head = Linear(c.C, c.V, false, gen).weight;
-    normal_init(lm_head, gen);  // LlamaForCausalLM's post_init(): lm_head alone is left to initialise
-    if (c.tie) lm_head = embed_tokens;  // tie_weights()
+    normal_init(lm_head, gen);
+    if (c.tie) lm_head = embed_tokens;
   }
 
   Outputs forward(const std::vector<Var>& in, Context& ctx) override { return forward_window(in[0], ctx, nullptr, false); }

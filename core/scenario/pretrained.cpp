@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <nlohmann/json.hpp>
 #include <set>
 
@@ -156,10 +157,30 @@ void check_shard_name(const std::string& label, const std::string& tensor, const
             "': a shard must be a .safetensors file in the model folder itself (no '/', '\\\\' or leading '.')");
 }
 
-}  // namespace
+// A size for messages: "2048 MiB", "0.07 MiB".
+std::string mib(uint64_t bytes) {
+  const double m = static_cast<double>(bytes) / (1 << 20);
+  char buf[32];
+  std::snprintf(buf, sizeof buf, m >= 100 ? "%.0f MiB" : m >= 1 ? "%.1f MiB" : "%.2g MiB", m);
+  return buf;
+}
 
-PretrainedModel load_pretrained(const ModelFolder& folder) {
-  PretrainedModel m;
+// Reads a weight file whole (or, when the folder gives sizes, its first bytes) and checks its header.
+SafeTensorsHeader header_of(const ModelFolder& folder, const std::string& file, bool first, bool indexed, Blob& bytes) {
+  if (!folder.read(file, bytes))
+    fail_at("pretrained", "model folder '", folder.label, "' has no ", file,
+            first && !indexed ? " (nor model.safetensors.index.json): the weights must be safetensors (PyTorch .bin files are not read)"
+                              : ": the shard index names it");
+  try {
+    return read_safetensors_header(bytes.data(), bytes.size(), folder.file_size ? folder.file_size(file) : bytes.size());
+  } catch (const Error& e) {
+    fail_at("pretrained", "model folder '", folder.label, "': ", file, ": ", e.what());
+  }
+}
+
+PretrainedPlan plan(const ModelFolder& folder, std::vector<Blob>* shards, bool headers) {
+  PretrainedPlan m;
+  m.label = folder.label;
   bool found = false;
   const json cfg = read_json(folder, "config.json", found);
   if (!found)
@@ -177,9 +198,9 @@ PretrainedModel load_pretrained(const ModelFolder& folder) {
   }
 
   // The weight files: model.safetensors, or the shards its index names (each read once).
-  std::vector<std::string> files;
   const json index = read_json(folder, "model.safetensors.index.json", found);
-  if (found) {
+  const bool indexed = found;
+  if (indexed) {
     if (!index.contains("weight_map") || !index["weight_map"].is_object() || index["weight_map"].empty())
       fail_at("pretrained", "model folder '", folder.label, "': model.safetensors.index.json must have a weight_map {tensor: shard file}");
     if (index.contains("metadata") && index["metadata"].is_object() && index["metadata"].contains("total_size")) {
@@ -188,41 +209,69 @@ PretrainedModel load_pretrained(const ModelFolder& folder) {
       if (!t.is_number() || t.get<double>() < 0 || t.get<double>() > static_cast<double>(folder.max_bytes))
         fail_at("pretrained", "model folder '", folder.label, "': model.safetensors.index.json's total_size (",
                 t.is_number() ? std::to_string(static_cast<uint64_t>(std::max(0.0, std::min(t.get<double>(), 1e19)))) : brief(t),
-                " bytes) is beyond the ", folder.max_bytes >> 20, " MiB of weights the core can hold: pick a smaller model");
+                " bytes) is beyond the ", mib(folder.max_bytes), " of weights the core can hold here: pick a smaller model");
     }
     std::set<std::string> seen;
     for (auto it = index["weight_map"].begin(); it != index["weight_map"].end(); ++it) {
       if (!it.value().is_string()) fail_at("pretrained", "model folder '", folder.label, "': the index's entry for '", it.key(), "' must be a file name");
       const std::string file = it.value().get<std::string>();
       check_shard_name(folder.label, it.key(), file);
-      if (seen.insert(file).second) files.push_back(file);
+      if (seen.insert(file).second) m.files.push_back(file);
     }
   } else {
-    files.push_back("model.safetensors");
+    m.files.push_back("model.safetensors");
   }
 
+  if (!headers) return m;
   // Every shard's header is checked and the float32 total bounded before any tensor is decoded.
-  std::vector<Blob> shards(files.size());
-  std::vector<SafeTensorsHeader> headers;
-  uint64_t total = 0;
-  for (size_t i = 0; i < files.size(); ++i) {
-    if (!folder.read(files[i], shards[i]))
-      fail_at("pretrained", "model folder '", folder.label, "' has no ", files[i],
-              i == 0 && !found ? " (nor model.safetensors.index.json): the weights must be safetensors (PyTorch .bin files are not read)"
-                               : ": the shard index names it");
-    try {
-      headers.push_back(read_safetensors_header(shards[i].data(), shards[i].size(), shards[i].size()));
-    } catch (const Error& e) {
-      fail_at("pretrained", "model folder '", folder.label, "': ", files[i], ": ", e.what());
-    }
-    total += headers.back().f32_bytes();
-    if (total > folder.max_bytes)
-      fail_at("pretrained", "model folder '", folder.label, "': the weights take more than ", folder.max_bytes >> 20,
-              " MiB as float32, the most the core can hold: pick a smaller model");
+  if (shards) shards->resize(m.files.size());
+  for (size_t i = 0; i < m.files.size(); ++i) {
+    Blob prefix;
+    m.headers.push_back(header_of(folder, m.files[i], i == 0, indexed, shards ? (*shards)[i] : prefix));
+    m.f32_bytes += m.headers.back().f32_bytes();
+    for (const SafeTensorEntry& e : m.headers.back().entries) m.parameters += e.count;
+    if (m.f32_bytes > folder.max_bytes)
+      fail_at("pretrained", "model folder '", folder.label, "': the weights take ", i + 1 < m.files.size() ? "at least " : "", mib(m.f32_bytes),
+              " as float32, more than the ", mib(folder.max_bytes), " the core can hold here: pick a smaller model");
   }
-  for (size_t i = 0; i < files.size(); ++i) {
+  return m;
+}
+
+}  // namespace
+
+PretrainedPlan plan_pretrained(const ModelFolder& folder, bool headers) { return plan(folder, nullptr, headers); }
+
+std::string pretrained_plan_json(const PretrainedPlan& p) {
+  json files = json::array();
+  for (size_t i = 0; i < p.files.size(); ++i)
+    files.push_back(i < p.headers.size() ? json{{"name", p.files[i]}, {"size", p.headers[i].data_offset + p.headers[i].data_size},
+                                                {"header_bytes", p.headers[i].data_offset}, {"tensors", p.headers[i].entries.size()}}
+                                         : json{{"name", p.files[i]}});
+  return json({{"model_type", p.model_type}, {"module", p.module}, {"config", p.config}, {"files", files},
+               {"f32_bytes", p.f32_bytes}, {"parameters", p.parameters}}).dump();
+}
+
+std::vector<PlannedTensor> PretrainedPlan::tensors() const {
+  std::vector<PlannedTensor> out;
+  for (size_t i = 0; i < headers.size(); ++i)
+    for (const SafeTensorEntry& e : headers[i].entries) {
+      PlannedTensor t{i, e, e.name, e.shape, false};
+      t.target = module == "GPT" ? gpt2_name(e.name, t.transpose) : llama_name(e.name);
+      t.transpose = t.transpose && e.shape.size() == 2;
+      if (t.transpose) t.shape = {e.shape[1], e.shape[0]};
+      out.push_back(std::move(t));
+    }
+  return out;
+}
+
+PretrainedModel load_pretrained(const ModelFolder& folder) {
+  if (folder.file_size) fail_at("pretrained", "model folder '", folder.label, "': loading needs whole files (file_size is for plan_pretrained)");
+  std::vector<Blob> shards;
+  const PretrainedPlan p = plan(folder, &shards, true);
+  PretrainedModel m{p.model_type, p.module, p.config, {}, ""};
+  for (size_t i = 0; i < p.files.size(); ++i) {
     try {
-      for (SafeTensor& t : read_safetensors(headers[i], shards[i].data())) {
+      for (SafeTensor& t : read_safetensors(p.headers[i], shards[i].data())) {
         bool conv1d = false;
         t.name = m.module == "GPT" ? gpt2_name(t.name, conv1d) : llama_name(t.name);
         if (t.name.empty()) continue;
@@ -230,11 +279,11 @@ PretrainedModel load_pretrained(const ModelFolder& folder) {
         m.weights.push_back(std::move(t));
       }
     } catch (const Error& e) {
-      fail_at("pretrained", "model folder '", folder.label, "': ", files[i], ": ", e.what());
+      fail_at("pretrained", "model folder '", folder.label, "': ", p.files[i], ": ", e.what());
     }
     Blob().swap(shards[i]);  // the file's bytes go once its tensors are decoded
   }
-  m.weights_name = folder.label + "/" + (files.size() == 1 ? files[0] : "model.safetensors.index.json");
+  m.weights_name = folder.label + "/" + (p.files.size() == 1 ? p.files[0] : "model.safetensors.index.json");
   return m;
 }
 

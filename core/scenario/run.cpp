@@ -1,5 +1,6 @@
 // Running a scenario, as the PyTorch program of SCENARIO.md does it: a Session (session.hpp) built
 // from it, then a forward on the tape, a forward + backward, N training steps, or a generation.
+#include "base/build.hpp"
 #include "base/error.hpp"
 #include "scenario/scenario.hpp"
 #include "scenario/session.hpp"
@@ -28,6 +29,10 @@ static Result run_generation(Session& session, const Scenario& s) {
 }
 
 Result run(const Scenario& s) {
+#if ATTN_PRETRAINED
+  if (s.streamed)
+    fail_at("pretrained", "model folder '", s.pretrained, "' was given as headers and sizes: its weights are streamed into a trainer (core.trainer, then writeWeights), not run");
+#endif
   Session session(s);
   Result r;
   if (s.generate) {

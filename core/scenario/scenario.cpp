@@ -406,7 +406,7 @@ void parse_training(const json& j, const ModuleInfo& info, Scenario& s) {
 }  // namespace
 
 // "pretrained": "folder": module, config and weights from the folder's files, which the caller reads.
-void parse_pretrained(const json& j, const FolderReader* files, Scenario& s) {
+void parse_pretrained(const json& j, const FolderReader* files, const FolderSizes* sizes, Scenario& s) {
   if constexpr (!kPretrained) {
     fail_at("pretrained", "scenario.pretrained needs the full core: loadAttention({fast: true})");
   } else {
@@ -420,7 +420,19 @@ void parse_pretrained(const json& j, const FolderReader* files, Scenario& s) {
     if (!files)
       fail_at("pretrained", "scenario.pretrained names a model folder ('", s.pretrained, "') but no files were handed over: the CLIs read it ",
               "relative to the scenario file; in JS pass run(scenario, {files: {\"config.json\": bytes, ...}})");
-    const ModelFolder folder{s.pretrained, [&](const std::string& name, Blob& out) { return (*files)(s.pretrained, name, out); }};
+    ModelFolder folder{s.pretrained, [&](const std::string& name, Blob& out) { return (*files)(s.pretrained, name, out); }, kMaxModelBytes, {}};
+#if ATTN_PRETRAINED
+    if (sizes) {
+      folder.file_size = [&](const std::string& name) { return (*sizes)(s.pretrained, name); };
+      const PretrainedPlan plan = plan_pretrained(folder);
+      s.module = plan.module, s.model_type = plan.model_type, s.config = plan.config;
+      s.weights_name = s.pretrained + "/" + (plan.files.size() == 1 ? plan.files[0] : "model.safetensors.index.json");
+      auto streamed = std::make_shared<StreamedWeights>(StreamedWeights{s.weights_name, plan.tensors(), plan.files, {}});
+      for (const SafeTensorsHeader& h : plan.headers) streamed->data_offsets.push_back(h.data_offset);
+      s.streamed = std::move(streamed);
+      return;
+    }
+#endif
     PretrainedModel m = load_pretrained(folder);
     s.module = m.module, s.model_type = m.model_type;
     s.config = std::move(m.config);
@@ -430,7 +442,7 @@ void parse_pretrained(const json& j, const FolderReader* files, Scenario& s) {
 }
 
 Scenario parse_scenario(const std::string& text, std::vector<std::vector<float>>* buffers, const std::vector<Blob>* blobs,
-                        const FolderReader* files) {
+                        const FolderReader* files, const FolderSizes* sizes) {
   json j;
   try {
     j = json::parse(text);
@@ -445,7 +457,7 @@ Scenario parse_scenario(const std::string& text, std::vector<std::vector<float>>
              "");
   Scenario s;
   if (j.contains("pretrained")) {
-    parse_pretrained(j, files, s);
+    parse_pretrained(j, files, sizes, s);
   } else {
     if (!j.contains("module") || !j["module"].is_string())
       fail_at("module", "scenario.module must be a module id string, e.g. \"CausalAttention\"");

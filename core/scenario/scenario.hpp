@@ -5,6 +5,7 @@
 #pragma once
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -14,6 +15,7 @@
 #include "run/generate.hpp"
 #include "run/interp.hpp"
 #include "run/train.hpp"
+#include "base/build.hpp"
 #include "scenario/pretrained.hpp"
 #include "scenario/result.hpp"
 
@@ -48,6 +50,11 @@ struct Scenario {
   // "pretrained": "folder" (SCENARIO.md, "Pretrained"): module, config and weights from a Hugging
   // Face model folder; its config.json's model_type.
   std::string pretrained, model_type;
+  // A folder read from its headers alone (parse_scenario with `sizes`): the weights come later,
+  // streamed into the built module (Session::write_weights); s.weights stays empty.
+#if ATTN_PRETRAINED  // (the page's small build has no model folders)
+  std::shared_ptr<const StreamedWeights> streamed;
+#endif
   // Training (SCENARIO.md, "Training"): a loss on one output and a target drawn after the inputs;
   // its gradients (grads), or `steps` optimizer steps (optimize).
   bool has_loss = false;
@@ -77,9 +84,13 @@ struct Scenario {
 // `blobs`: byte buffers (safetensors files); "weights": {"name", "buffer": i} reads blobs[i].
 // `files`: how to read a file of the model folder "pretrained" names (pretrained.hpp): the CLI
 // reads the disk, the bindings the files JavaScript handed over.
+// `sizes`: each weight file's size, when `files` gives only the first bytes of each (its header):
+// the weights are then planned, not read (Scenario::streamed).
 using FolderReader = std::function<bool(const std::string& folder, const std::string& name, Blob& out)>;
+using FolderSizes = std::function<uint64_t(const std::string& folder, const std::string& name)>;
 Scenario parse_scenario(const std::string& json_text, std::vector<std::vector<float>>* buffers = nullptr,
-                        const std::vector<Blob>* blobs = nullptr, const FolderReader* files = nullptr);
+                        const std::vector<Blob>* blobs = nullptr, const FolderReader* files = nullptr,
+                        const FolderSizes* sizes = nullptr);
 Result run(const Scenario& scenario);
 std::string result_to_json(const Result& result);
 std::string run_json(const std::string& scenario_json);  // parse, run, serialise

@@ -4,6 +4,7 @@
 
 #include "base/build.hpp"
 #include "base/error.hpp"
+#include "base/safetensors.hpp"
 #include "math/ops.hpp"
 #include "tape/graph.hpp"
 
@@ -11,10 +12,13 @@ namespace attn {
 
 namespace {
 
-// A state_dict loaded strictly, as load_state_dict(strict=True): every parameter from the file,
-// shapes equal; buffers PyTorch keeps in a state_dict (the causal `mask`, the positional `pe`)
-// are recomputed by the core, so they are accepted and skipped.
-void load_weights(const Scenario& s, ParamList& params, const Module& module) {
+// A state_dict matched strictly, as load_state_dict(strict=True): each weight (name, shape) -> the
+// parameter it loads into, every parameter given once, shapes equal; buffers PyTorch keeps in a
+// state_dict (the causal `mask`, the positional `pe`) are recomputed by the core, so they are
+// accepted and skipped (nullptr).
+// weight(i) -> {name, shape} of the file's i-th weight, i < n.
+template <class Weight>
+std::vector<Tensor*> weight_targets(const Scenario& s, ParamList& params, const Module& module, size_t n, Weight weight) {
   auto is_buffer = [](const std::string& n) {
     for (const std::string tail : {"mask", "pe"})
       if (n == tail || ends_with(n, "." + tail))
@@ -24,31 +28,42 @@ void load_weights(const Scenario& s, ParamList& params, const Module& module) {
   std::string names;
   for (auto& [pname, t] : params)
     if (names.size() < 300) names += (names.empty() ? "" : ", ") + pname;
-  for (const SafeTensor& w : s.weights) {
+  std::vector<Tensor*> targets;
+  for (size_t i = 0; i < n; ++i) {
+    const auto [wname, shape] = weight(i);
     Tensor* target = nullptr;
     for (auto& [pname, t] : params)
-      if (pname == w.name) target = t;
+      if (pname == wname) target = t;
+    targets.push_back(target);
     if (!target) {
-      if (is_buffer(w.name) || module.skips_in_state_dict(w.name)) continue;
-      fail_at("weights", "weights '", s.weights_name, "': '", w.name, "' is not a parameter of ", s.module,
+      if (is_buffer(wname) || module.skips_in_state_dict(wname)) continue;
+      fail_at("weights", "weights '", s.weights_name, "': '", wname, "' is not a parameter of ", s.module,
               ": its parameters are ", names, " (was the file saved from another module or config?)");
     }
-    if (target->shape() != w.value.shape()) {
+    if (target->shape() != shape) {
       if (kPretrained && !s.pretrained.empty())
-        fail_at("weights", "weights '", s.weights_name, "': '", w.name, "' has shape ", shape_str(w.value.shape()), " but config.json (",
+        fail_at("weights", "weights '", s.weights_name, "': '", wname, "' has shape ", shape_str(shape), " but config.json (",
                 s.module, " from model_type ", s.model_type, ") needs ", shape_str(target->shape()), ": config.json disagrees with the weights");
-      fail_at("weights", "weights '", s.weights_name, "': '", w.name, "' has shape ", shape_str(w.value.shape()), " but ",
+      fail_at("weights", "weights '", s.weights_name, "': '", wname, "' has shape ", shape_str(shape), " but ",
               s.module, " with this config needs ", shape_str(target->shape()), ": set the config the model was trained with");
     }
-    *target = w.value;
   }
   for (auto& [pname, t] : params) {
     bool found = false;
-    for (const SafeTensor& w : s.weights) found = found || w.name == pname;
+    for (size_t i = 0; i < n && !found; ++i) found = weight(i).first == pname;
     if (!found)
       fail_at("weights", "weights '", s.weights_name, "': parameter '", pname, "' ", shape_str(t->shape()), " of ", s.module,
               " is missing from the file: save the whole state_dict");
   }
+  return targets;
+}
+
+void load_weights(const Scenario& s, ParamList& params, const Module& module) {
+  const std::vector<Tensor*> targets = weight_targets(s, params, module, s.weights.size(), [&](size_t i) {
+    return std::pair<const std::string&, const Shape&>(s.weights[i].name, s.weights[i].value.shape());
+  });
+  for (size_t i = 0; i < targets.size(); ++i)
+    if (targets[i]) *targets[i] = s.weights[i].value;
 }
 
 void set_params(const Scenario& s, ParamList& params) {
@@ -133,7 +148,12 @@ Session::Session(const Scenario& s) : s_(s), info_(&module_info(s.module)), gen_
   const Config config = make_config(*info_, s.config);
   // With weights, every parameter is replaced (load_weights is strict): construction only needs to
   // leave the generator where PyTorch's construction leaves it.
-  gen_->set_skip_values(!s.weights.empty());
+#if ATTN_PRETRAINED
+  const bool streamed = s.streamed != nullptr;
+#else
+  const bool streamed = false;  // the page's small build has no model folders
+#endif
+  gen_->set_skip_values(!s.weights.empty() || streamed);
   std::unique_ptr<Module> module = info_->make(config, *gen_);
   gen_->set_skip_values(false);
   ParamList params;
@@ -141,15 +161,65 @@ Session::Session(const Scenario& s) : s_(s), info_(&module_info(s.module)), gen_
   // Parameters drawn here count against kMaxTotalElements; loaded ones were bounded by the weights
   // file's limits (kMaxWeightElements, kMaxModelBytes) as it was read.
   int64_t total = 0;
-  if (s.weights.empty())
+  if (s.weights.empty() && !streamed)
     for (auto& [name, t] : params) total += t->numel();
   if (!s.weights.empty()) load_weights(s, params, *module);
+#if ATTN_PRETRAINED
+  if (streamed) {
+    const std::vector<PlannedTensor>& planned = s.streamed->tensors;
+    stream_targets_ = weight_targets(s, params, *module, planned.size(), [&](size_t i) {
+      return std::pair<const std::string&, const Shape&>(planned[i].target, planned[i].shape);
+    });
+    stream_written_.assign(planned.size(), 0);
+  }
+#endif
   set_params(s, params);
   inputs_ = build_inputs(s, *info_, *gen_, total);
   target_ = build_target(s, *gen_);
   trainer_ = std::make_unique<Trainer>(*info_, std::move(module), *gen_, s.train, s.has_loss ? s.loss : LossSpec{""});
   if (s.optimize) trainer_->set_optimizer(s.optimizer, s.clip_grad_norm);
 }
+
+#if ATTN_PRETRAINED
+void Session::write_weights(size_t i, int64_t first, const uint8_t* bytes, size_t n) {
+  if (!s_.streamed) fail_at("weights", "write_weights: this session's weights were not planned from a folder's headers");
+  const std::vector<PlannedTensor>& planned = s_.streamed->tensors;
+  if (i >= planned.size()) fail_at("weights", "write_weights: tensor ", i, " is not one of the ", planned.size(), " the folder's headers list");
+  const PlannedTensor& t = planned[i];
+  const size_t elem = t.entry.dtype == "F32" ? 4 : 2;
+  const int64_t count = static_cast<int64_t>(n / elem);
+  if (n % elem || first < 0 || first != stream_written_[i] || first + count > t.entry.count)
+    fail_at("weights", "weights '", s_.streamed->name, "': '", t.entry.name, "' got ", n, " bytes at value ", first, " after ", stream_written_[i],
+            " of its ", t.entry.count, " values: each tensor's bytes must come once, in order, whole values");
+  const std::string where = "weights file tensor '" + t.entry.name + "'";
+  Tensor* target = stream_targets_[i];
+  stream_written_[i] += count;
+  if (!target) return;  // a buffer the core recomputes
+  if (!t.transpose) {
+    decode_values(t.entry.dtype, bytes, count, target->data() + first, where, first);
+    return;
+  }
+  // a GPT-2 Conv1D weight: the file's [in, out] row-major values go to the module's [out, in]
+  stream_buffer_.resize(static_cast<size_t>(count));
+  decode_values(t.entry.dtype, bytes, count, stream_buffer_.data(), where, first);
+  const int64_t in = t.entry.shape[0], out = t.entry.shape[1];
+  float* dst = target->data();
+  for (int64_t k = 0; k < count; ++k) {
+    const int64_t at = first + k;
+    dst[(at % out) * in + at / out] = stream_buffer_[static_cast<size_t>(k)];
+  }
+}
+
+void Session::finish_weights() {
+  if (!s_.streamed) return;
+  const std::vector<PlannedTensor>& planned = s_.streamed->tensors;
+  for (size_t i = 0; i < planned.size(); ++i)
+    if (stream_written_[i] != planned[i].entry.count)
+      fail_at("weights", "weights '", s_.streamed->name, "': '", planned[i].entry.name, "' got ", stream_written_[i], " of its ", planned[i].entry.count,
+              " values: the download was cut");
+  std::vector<float>().swap(stream_buffer_);
+}
+#endif
 
 void Session::set_input(const std::string& name, const Shape& shape, const float* data) {
   for (size_t i = 0; i < info_->inputs.size(); ++i) {

@@ -30,6 +30,15 @@ class Session {
   // Token by token from the ids input (the scenario's "generate"; the module must generate).
   std::unique_ptr<Generation> generation();
 
+#if ATTN_PRETRAINED
+  // A scenario planned from its folder's headers (Scenario::streamed): tensor i's values from value
+  // `first` on, as the file stores them (n bytes, whole values, each tensor's in order), decoded into
+  // its parameter; then finish_weights() checks every value came.
+  void write_weights(size_t i, int64_t first, const uint8_t* bytes, size_t n);
+  void finish_weights();
+  const StreamedWeights* streamed() const { return s_.streamed.get(); }  // null: not planned from headers
+#endif
+
   const ParamList& params() const { return trainer_->params(); }
   const std::vector<Tensor>& grads() const { return trainer_->grads(); }
   int64_t steps_done() const { return trainer_->steps_done(); }
@@ -46,6 +55,11 @@ class Session {
   std::unique_ptr<Generator> gen_;  // dropout keeps drawing from it, step after step
   std::unique_ptr<Trainer> trainer_;
   std::vector<Tensor> inputs_;      // module order
+#if ATTN_PRETRAINED
+  std::vector<Tensor*> stream_targets_;  // Scenario::streamed's tensors' parameters (nullptr: a buffer)
+  std::vector<int64_t> stream_written_;  // values written of each
+  std::vector<float> stream_buffer_;     // a transposed tensor's values on their way
+#endif
   Tensor target_;
 };
 

@@ -46,10 +46,12 @@ export const chromiumArgs = [
 // isolated: the Cross-Origin-Opener-Policy and -Embedder-Policy headers npm start sends (the page
 // then runs the threaded build); by default they are sent as their defaults, as a course page's host
 // does, so the suites see the single-thread build (threads.test.mjs opens the page both ways).
-export async function startServer({ isolated = false } = {}) {
+// middleware: a connect handler (req, res, next) run before Vite's own (a suite's extra routes).
+export async function startServer({ isolated = false, middleware = null } = {}) {
   const headers = isolated ? {} : { 'Cross-Origin-Opener-Policy': 'unsafe-none', 'Cross-Origin-Embedder-Policy': 'unsafe-none' };
   const server = await createServer({
     configFile: new URL('../../web/vite.config.mjs', import.meta.url).pathname,
+    plugins: middleware ? [{ name: 'suite-routes', configureServer: (s) => { s.middlewares.use(middleware); } }] : [],
     server: { port: 0, strictPort: false, hmr: false, headers },
     logLevel: 'error',
   });

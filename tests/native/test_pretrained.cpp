@@ -45,6 +45,19 @@ struct Folder {
     const std::string s = j.dump();
     files[name] = attn::Blob(s.begin(), s.end());
   }
+  // Each weight file cut to its header (not one byte of data), as a page reads it before the
+  // download: their whole sizes.
+  std::map<std::string, uint64_t> cut_to_headers() {
+    std::map<std::string, uint64_t> sizes;
+    for (auto& [file, bytes] : files) {
+      if (!attn::ends_with(file, ".safetensors")) continue;
+      sizes[file] = bytes.size();
+      uint64_t n = 0;
+      for (int i = 0; i < 8; ++i) n |= static_cast<uint64_t>(bytes[static_cast<size_t>(i)]) << (8 * i);
+      bytes.resize(static_cast<size_t>(8 + n));
+    }
+    return sizes;
+  }
   bool read_weights() const {
     for (const std::string& r : reads)
       if (r.size() > 12 && r.compare(r.size() - 12, 12, ".safetensors") == 0) return true;
@@ -221,7 +234,7 @@ TEST_CASE("an untrusted folder's lies are refused before any large allocation or
       attn::load_pretrained(folder);
       FAIL("loaded");
     } catch (const attn::Error& e) {
-      CHECK_THAT(e.what(), Catch::Contains("the weights take more than 1 MiB as float32"));
+      CHECK_THAT(e.what(), Catch::Contains("as float32, more than the 1.0 MiB the core can hold here"));
     }
     // the header alone tells the size: 8 + N bytes of a file of any claimed length
     const attn::Blob big = safetensors(R"({"a":{"dtype":"BF16","shape":[65536,4096],"data_offsets":[0,536870912]}})", 0);
@@ -245,4 +258,77 @@ TEST_CASE("attention-cli reads a model folder beside the scenario file, and says
   CHECK(bad == 1);
   CHECK_THAT(msg, Catch::StartsWith("error: model folder 'no_such_model' has no config.json"));
   std::filesystem::remove(tmp);
+}
+
+// A page checks a folder from config.json, the index and each weight file's first bytes (its
+// header) before it fetches the rest: plan_pretrained reads nothing past a header and refuses what
+// load_pretrained would refuse of the headers.
+TEST_CASE("a folder is planned from the weight files' headers alone", "[pretrained]") {
+  for (const std::string name : {"gpt2_bare_f16_sharded", "llama_gqa_f32"}) {
+    Folder whole(name), heads(name);
+    std::map<std::string, uint64_t> sizes = heads.cut_to_headers();
+    const attn::FolderReader r = heads.reader();
+    attn::ModelFolder folder{name, [&](const std::string& f, attn::Blob& out) { return r(name, f, out); }, attn::kMaxModelBytes,
+                             [&](const std::string& f) { return sizes.at(f); }};
+    const attn::PretrainedPlan plan = attn::plan_pretrained(folder);
+    const attn::FolderReader w = whole.reader();
+    const attn::PretrainedModel m = attn::load_pretrained({name, [&](const std::string& f, attn::Blob& out) { return w(name, f, out); }, attn::kMaxModelBytes, {}});
+    CHECK(plan.module == m.module);
+    CHECK(plan.config == m.config);
+    CHECK(plan.files.size() == sizes.size());
+    int64_t elements = 0;
+    for (const attn::SafeTensor& t : m.weights) elements += t.value.numel();
+    CHECK(plan.parameters >= elements);  // GPT-2's skipped buffers are in the file, not the module
+    CHECK(plan.f32_bytes == static_cast<uint64_t>(plan.parameters) * 4);
+    // a file shorter than its header claims (a truncated download) is refused from the header
+    sizes[plan.files.back()] -= 1;
+    CHECK_THROWS_WITH(attn::plan_pretrained(folder), Catch::Contains(plan.files.back()) && Catch::Contains("the file is truncated"));
+    sizes[plan.files.back()] += 1;
+    // the caller's memory bounds the plan
+    folder.max_bytes = plan.f32_bytes - 1;
+    CHECK_THROWS_WITH(attn::plan_pretrained(folder), Catch::Contains("more than the"));
+  }
+}
+
+// A page streams a checkpoint into the module (Session::write_weights): built from config.json and
+// the headers alone, each tensor's bytes in pieces of any whole-value size, F16 / BF16 widened and
+// GPT-2's Conv1D transposed on the way; the forward equals the folder loaded whole, to the bit.
+TEST_CASE("weights streamed into a session give the numbers of the folder loaded whole", "[pretrained]") {
+  for (const std::string name : {"gpt2_bare_f16_sharded", "llama_mqa_tied_bf16_sharded", "llama_gqa_f32"}) {
+    INFO(name);
+    const Folder whole(name);
+    Folder heads(name);
+    const std::map<std::string, uint64_t> sizes = heads.cut_to_headers();
+    const std::string input = name.rfind("gpt2", 0) == 0 ? "idx" : "input_ids";
+    const std::string scenario = R"({"pretrained": ")" + name + R"(", "inputs": [{"name": ")" + input + R"(", "shape": [1, 4], "data": [3, 1, 4, 1]}]})";
+    const attn::FolderReader hr = heads.reader(), wr = whole.reader();
+    const attn::FolderSizes size = [&](const std::string&, const std::string& f) { return sizes.at(f); };
+    attn::Session streamed(attn::parse_scenario(scenario, nullptr, nullptr, &hr, &size));
+    REQUIRE(streamed.streamed() != nullptr);
+    const attn::StreamedWeights& w = *streamed.streamed();
+    REQUIRE(!w.tensors.empty());
+    CHECK_THROWS_WITH(streamed.finish_weights(), Catch::Contains("the download was cut"));
+    for (size_t i = 0; i < w.tensors.size(); ++i) {
+      const attn::PlannedTensor& t = w.tensors[i];
+      const attn::Blob& file = whole.files.at(w.files[t.file]);
+      const size_t elem = t.entry.dtype == "F32" ? 4 : 2, at = static_cast<size_t>(w.data_offsets[t.file] + t.entry.begin);
+      if (i == 0 && t.entry.count > 1)  // a piece out of order, or not whole values, is refused
+        CHECK_THROWS_WITH(streamed.write_weights(i, 1, file.data() + at + elem, elem), Catch::Contains("in order"));
+      for (int64_t v = 0; v < t.entry.count; v += 7) {
+        const int64_t k = std::min<int64_t>(7, t.entry.count - v);
+        streamed.write_weights(i, v, file.data() + at + static_cast<size_t>(v) * elem, static_cast<size_t>(k) * elem);
+      }
+    }
+    streamed.finish_weights();
+    attn::Session loaded(attn::parse_scenario(scenario, nullptr, nullptr, &wr));
+    const attn::Result a = streamed.forward(false), b = loaded.forward(false);
+    REQUIRE(a.outputs.size() == b.outputs.size());
+    for (size_t o = 0; o < a.outputs.size(); ++o) {
+      const attn::Tensor &x = a.outputs[o].value, &y = b.outputs[o].value;
+      REQUIRE(x.shape() == y.shape());
+      CHECK(std::equal(x.data(), x.data() + x.numel(), y.data()));
+    }
+    // a run (not a session) of a planned folder is refused: its weights have not come
+    CHECK_THROWS_WITH(attn::run(attn::parse_scenario(scenario, nullptr, nullptr, &hr, &size)), Catch::Contains("streamed"));
+  }
 }

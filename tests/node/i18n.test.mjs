@@ -16,6 +16,8 @@ import { genEn } from '../../web/locales/gen.en.js';
 import { genZh } from '../../web/locales/gen.zh.js';
 import { labEn } from '../../web/locales/lab.en.js';
 import { labZh } from '../../web/locales/lab.zh.js';
+import { modelEn } from '../../web/locales/model.en.js';
+import { modelZh } from '../../web/locales/model.zh.js';
 import { modernEn } from '../../web/locales/modern.en.js';
 import { modernZh } from '../../web/locales/modern.zh.js';
 import { trainEn } from '../../web/locales/train.en.js';
@@ -23,8 +25,8 @@ import { trainZh } from '../../web/locales/train.zh.js';
 import { coreZh, zh as pageZh } from '../../web/locales/zh.js';
 
 // Every part of each language, as the page holds them once every mode has opened.
-const en = { ...pageEn, ...trainEn, ...genEn, ...labEn, ...modernEn };
-const zh = { ...pageZh, ...trainZh, ...genZh, ...labZh, ...modernZh };
+const en = { ...pageEn, ...trainEn, ...genEn, ...labEn, ...modernEn, ...modelEn };
+const zh = { ...pageZh, ...trainZh, ...genZh, ...labZh, ...modernZh, ...modelZh };
 
 const web = fileURLToPath(new URL('../../web/', import.meta.url));
 const params = (text) => [...text.matchAll(/\{(\w+)\}/g)].map((m) => m[1]).sort();
@@ -40,7 +42,7 @@ function sources(dir = web) {
 }
 
 test('English and Chinese have the same keys, the same parameters, and no empty text', () => {
-  for (const part of [pageEn, trainEn, genEn, labEn, modernEn]) {
+  for (const part of [pageEn, trainEn, genEn, labEn, modernEn, modelEn]) {
     assert.ok(Object.keys(part).every((key) => Object.keys(en).filter((k) => k === key).length === 1), 'no key in two parts');
   }
   assert.deepEqual(Object.keys(zh).sort(), Object.keys(en).sort());

@@ -8,6 +8,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { test } from 'node:test';
 import { loadAttention } from '../../bindings/attention.mjs';
+import { pretrainedPlan } from '../../bindings/pretrained.mjs';
 import { checkResult } from './fixtures.mjs';
 
 const dir = new URL('../fixtures/pretrained/', import.meta.url);
@@ -65,4 +66,69 @@ test('an untrusted folder is refused with a message naming the fault, and the mo
   // still usable: the good folder runs
   const r = core.run(json('qwen2_bias_f16_bare.scenario.json'), { files: folder('qwen2_bias_f16_bare') });
   assert.deepEqual(r.ids, json('qwen2_bias_f16_bare.expected.json').ids);
+});
+
+// The page's check before a download (web/model/loader.js): the index alone lists the shards
+// without reading them; their headers and sizes alone give the plan, and a size short of what a
+// header claims (a truncated download) is refused before the data is asked for.
+test('pretrainedPlan: the index lists the shards unread; the headers and sizes plan the folder', () => {
+  const files = folder('gpt2_bare_f16_sharded');
+  const asked = [];
+  const heads = (f) => {
+    asked.push(f);
+    const b = files[f];
+    return b == null ? null : f.endsWith('.safetensors') ? new Uint8Array(b.subarray(0, 8 + Number(b.readBigUInt64LE(0)))) : new Uint8Array(b);
+  };
+  const listed = pretrainedPlan(core, { label: 'g', files: heads, headers: false });
+  assert.deepEqual(listed.files, [{ name: 'model-00001-of-00002.safetensors' }, { name: 'model-00002-of-00002.safetensors' }]);
+  assert.ok(!asked.some((f) => f.endsWith('.safetensors')), `no shard read: ${asked}`);
+  const sizes = Object.fromEntries(listed.files.map(({ name }) => [name, files[name].length]));
+  const plan = pretrainedPlan(core, { label: 'g', files: heads, sizes });
+  assert.equal(plan.module, 'GPT');
+  assert.deepEqual(plan.files.map((f) => f.size), Object.values(sizes));
+  assert.equal(plan.f32_bytes, plan.parameters * 4);
+  sizes['model-00002-of-00002.safetensors'] -= 1;
+  assert.throws(() => pretrainedPlan(core, { label: 'g', files: heads, sizes }), (e) => /truncated/.test(e.message) && e.field === 'pretrained');
+  assert.throws(() => pretrainedPlan(core, { label: 'g', files: heads, sizes: {}, maxBytes: 1 << 20 }), /size of the model folder's file/);
+  assert.throws(() => pretrainedPlan(core, { label: 'g', files: heads, sizes: { ...sizes, 'model-00002-of-00002.safetensors': files['model-00002-of-00002.safetensors'].length }, maxBytes: 1000 }),
+    /beyond the 0.00095 MiB of weights the core can hold here/);
+});
+
+// The page's worker without a worker (web/model/worker.js, loader.js): a folder read in chunks
+// (64 KB, as a download comes) straight into the module, built once, each sentence one forward of
+// it; the numbers equal a run of the whole folder; a refused folder keeps the model that was open.
+test('the "Open a model" worker: weights streamed into the module, the same numbers as the whole folder; a bad folder keeps the open model', async () => {
+  const { createModelController } = await import('../../web/model/worker.js');
+  const answers = [];
+  const c = createModelController({ post: (m) => answers.push(m), loadCore: async () => core });
+  const ask = async (msg) => { await c.handle(msg); return answers.at(-1); };
+  for (const name of ['gpt2_bare_f16_sharded', 'llama_gqa_f32']) {
+    const bytes = Object.fromEntries(Object.entries(folder(name)).map(([k, v]) => [k, new Uint8Array(v)]));
+    const opened = await ask({ type: 'open', id: 1, source: { label: name, bytes } });
+    assert.equal(opened.type, 'opened', opened.message);
+    assert.ok(answers.some((m) => m.type === 'progress' && m.phase === 'weights' && m.loaded < m.total), 'progress on the way');
+    const input = name.startsWith('gpt2') ? 'idx' : 'input_ids';
+    const text = name.startsWith('gpt2') ? '1 9 33 4' : 'the cat sat';
+    const ran = await ask({ type: 'run', id: 2, text });
+    assert.equal(ran.type, 'ran', ran.message);
+    const r = core.run({ pretrained: name, inputs: [{ name: input, shape: [1, ran.T], data: ran.ids }] }, { files: bytes });
+    assert.deepEqual(Array.from(ran.maps), Array.from(r.outputs.find((o) => o.name === 'attention_weights').data), name);
+    const gen = await ask({ type: 'generate', id: 3, text, n: 4 });
+    const greedy = core.run({ pretrained: name, inputs: [{ name: input, shape: [1, ran.T], data: ran.ids }], generate: { max_new_tokens: 4, temperature: 0 } }, { files: bytes });
+    assert.deepEqual(gen.ids, greedy.ids[0].slice(ran.T), `${name}: greedy by forwards = the core's generation`);
+  }
+  const good = Object.fromEntries(Object.entries(folder('llama_gqa_f32')).map(([k, v]) => [k, new Uint8Array(v)]));
+  await ask({ type: 'open', id: 4, source: { label: 'llama', bytes: good } });
+  const before = await ask({ type: 'run', id: 5, text: 'the cat sat' });
+  const config = JSON.parse(new TextDecoder().decode(good['config.json']));
+  for (const [lie, says] of [[{ 'config.json': JSON.stringify({ ...config, intermediate_size: 64 }) }, /needs \[32, 64\]: config.json disagrees/],
+    [{ 'config.json': '{"model_type": "bert"}' }, /model_type 'bert' is not supported/],
+    [{ 'model.safetensors': good['model.safetensors'].subarray(0, 5000) }, /truncated/]]) {
+    const files = { ...good, ...Object.fromEntries(Object.entries(lie).map(([k, v]) => [k, typeof v === 'string' ? new TextEncoder().encode(v) : v])) };
+    const refused = await ask({ type: 'open', id: 6, source: { label: 'bad', bytes: files } });
+    assert.equal(refused.type, 'error');
+    assert.match(refused.message, says);
+    const again = await ask({ type: 'run', id: 7, text: 'the cat sat' });
+    assert.deepEqual(Array.from(again.maps), Array.from(before.maps), 'the open model stays');
+  }
 });

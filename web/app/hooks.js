@@ -39,5 +39,10 @@ export function exposeHooks(getPage) {
     // prob, ranking: [{layer, head, accuracy}] (empty until ranked), patching: {cells, ...}, lens,
     // dla, inputs, latencyMs (the last press to its numbers)}; null outside the mode or before its numbers.
     experiment: () => structuredClone(mode('experiment')?.experiment() ?? null),
+    // "Open a model": {label, url, model_type, module, layers, heads, parameters, f32_bytes,
+    // tokenizer, buildMs, text, ids, pieces, next: [{id, piece, prob}], generated, loading, error};
+    // null outside the mode or before a model is open. modelMap(l, h): that head's T x T map as drawn.
+    model: () => structuredClone(mode('model')?.model() ?? null),
+    modelMap: (l, h) => mode('model')?.map(l, h) ?? null,
   };
 }

@@ -1,5 +1,5 @@
 // The page's modes, each in its own folder: the playground (always open), training, generation,
-// experiments (lab/).
+// experiments (lab/), a Hugging Face checkpoint (model/).
 // A mode declares its fields (its fields.js: merged into the one state by app/state.js, so they
 // are in every link) and whether a state opens it; its code is loaded when it opens (a dynamic
 // import: the first view holds the playground's only). A mode's module exports
@@ -19,4 +19,5 @@ export const MODES = Object.freeze([
   { id: 'train', open: (state) => !!state.train, load: () => withStyles(import('../train/mode.js')) },
   { id: 'generate', open: (state) => !!state.generate, load: () => withStyles(import('../generate/mode.js')) },
   { id: 'experiment', open: (state) => !!state.experiment, load: () => withStyles(import('../lab/mode.js')) },
+  { id: 'model', open: (state) => state.models || !!state.pretrained, load: () => withStyles(import('../model/mode.js')) },
 ]);

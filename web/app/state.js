@@ -5,11 +5,12 @@
 // modes' panels all ask it. link.js reads and writes links; app/page.js owns the one live copy.
 import { fields as generateFields } from '../generate/fields.js';
 import { fields as labFields } from '../lab/fields.js';
+import { fields as modelFields } from '../model/fields.js';
 import { t } from '../i18n.js';
 import { fields as playgroundFields } from '../playground/fields.js';
 import { fields as trainFields } from '../train/fields.js';
 
-export const schema = Object.freeze({ ...playgroundFields, ...trainFields, ...generateFields, ...labFields });
+export const schema = Object.freeze({ ...playgroundFields, ...trainFields, ...generateFields, ...labFields, ...modelFields });
 
 export function defaultState() {
   const state = {};

@@ -74,6 +74,7 @@ export const en = {
   'training.open': 'Train a model',
   'gen.open': 'Generate text',
   'lab.open': 'Experiments',
+  'hub.open': 'Open a model',
   'link.ignored': 'This link has values the playground ignored: {problems}.',
   'link.separator': '; ',
   'link.problem': '{key} {value} must be {rule}',

@@ -76,6 +76,7 @@ export const zh = {
   'training.open': '训练一个模型',
   'gen.open': '生成文本',
   'lab.open': '实验',
+  'hub.open': '打开模型',
   'link.ignored': '此链接中有演练场忽略的值：{problems}。',
   'link.separator': '；',
   'link.problem': '{key} {value} 必须是 {rule}',

@@ -145,6 +145,7 @@ function wireHeader(pg) {
   });
   $('gen-mode').addEventListener('click', () => page.set({ generate: true }));
   $('lab-mode').addEventListener('click', () => page.set({ experiment: page.state.experiment || page.state.train || 'induction' }));
+  $('model-mode').addEventListener('click', () => page.set({ models: true }));
 }
 
 // Everything a reader edits: the config panel, presets, the backend card, trained weights, the

@@ -14,7 +14,7 @@ const PATTERN_TEXT = { previous: 'lab.pattern.previous', self: 'lab.pattern.self
   induction: 'lab.pattern.induction', source: 'lab.pattern.source' };
 
 // A T x T map (row-major) painted into a canvas of T x T pixels (scaled up by CSS), causal cells blank.
-function paintMap(canvas, map, T) {
+export function paintMap(canvas, map, T) {
   canvas.width = canvas.height = T;
   const g = canvas.getContext('2d', CANVAS_OPTIONS);
   const img = g.createImageData(T, T);

@@ -1,0 +1,44 @@
+// Model folders in JS beyond run(scenario, {files}) (core/SCENARIO.md, "Pretrained"): the checks a
+// page makes before it downloads a checkpoint, and a checkpoint streamed into a trainer's module.
+// The full build only (loadAttention({fast: true}), the workers' and the CLIs'): the page's small
+// build has no model folders. Kept apart from attention.mjs, which is in the page's first view.
+//
+//   const plan = pretrainedPlan(core, {label, files, sizes, maxBytes, headers})
+//   const trainer = core.trainer({pretrained: label, inputs}, {files: headers, sizes})
+//   const sink = streamedWeights(trainer); sink.write(i, first, bytes) ...; sink.finish()
+import { throwIfFailed } from './attention.mjs';
+
+const full = (core) => {
+  if (!core._m.pretrainedPlan) throw Object.assign(new Error('this build of the core has no model folders: load the full build (loadAttention({fast: true}))'), { field: 'pretrained' });
+  return core._m;
+};
+
+// A model folder checked before its weights are fetched: files(name) -> Uint8Array | null gives
+// config.json, the shard index and the first bytes of each weight file (at least 8 + its header's
+// length); sizes {name: bytes} each weight file's whole size; maxBytes the float32 weights the caller
+// can hold. Returns {model_type, module, config, files: [{name, size, header_bytes, tensors}],
+// f32_bytes, parameters}; throws the core's message (field "pretrained") for a folder the core would
+// refuse. headers: false checks config.json and the index only and lists the weight files ({name}).
+export function pretrainedPlan(core, { label = 'model', files, sizes = {}, maxBytes = 2 ** 31, headers = true }) {
+  const out = JSON.parse(full(core).pretrainedPlan(label, files, sizes, maxBytes, headers));
+  if (out.error) throw Object.assign(new Error(out.error), { field: out.field || 'pretrained' });
+  return out;
+}
+
+// Grows the WASM heap by `bytes` at once, before a big model is built into it: grown a tensor at a
+// time, the memory overshoots by up to a fifth (Emscripten's geometric growth). False when it cannot.
+export const reserveHeap = (core, bytes) => full(core).reserveHeap(bytes);
+// The most the heap's allocator has held at once (its max footprint), in bytes.
+export const heapPeak = (core) => full(core).heapPeak();
+
+// A trainer built from a folder's headers and sizes: {tensors: [{file, name, dtype, begin, end,
+// count}] (byte ranges in each file), write(i, first, bytes) (tensor i's values from value `first`
+// on: whole values, each tensor's in order), finish() (throws naming a tensor whose values did not all come)}.
+export function streamedWeights(trainer) {
+  const t = trainer._t;
+  return {
+    tensors: JSON.parse(t.streamed()),
+    write(i, first, bytes) { if (!t.writeWeights(i, first, bytes)) throwIfFailed(t); },
+    finish() { if (!t.finishWeights()) throwIfFailed(t); },
+  };
+}

@@ -1,0 +1,199 @@
+// "Open a model" (web/model/, docs/pretrained.md) in Chromium and Firefox, on Hugging Face folders
+// PyTorch wrote (tests/fixtures/pretrained/) served by the page's own server: the link's
+// `pretrained` address opens a Llama folder (its tokenizer.json cuts the sentence; a tile per layer
+// x head; each head's map equal to the core's run of the same folder under Node; a tile opens its
+// head large; axe finds no WCAG 2.1 AA violation); a throttled download shows bytes, speed and time left and completes; cancel leaves the
+// open model and the page usable; a truncated file, a wrong dtype, a missing tensor, a config.json
+// that disagrees with the weights and a shard index naming a file outside the folder each give the
+// core's message, the open model staying; a sharded BF16 folder without a tokenizer takes token ids;
+// picked files open as a folder does.
+import assert from 'node:assert/strict';
+import { createReadStream, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before } from 'node:test';
+import { loadAttention } from '../../bindings/attention.mjs';
+import { loadTokenizer } from '../../bindings/tokenizer.mjs';
+import { audit } from './a11y.mjs';
+import { launch, openPage, startServer, test } from './harness.mjs';
+
+const FIXTURES = new URL('../fixtures/pretrained/', import.meta.url).pathname;
+const GOOD = 'llama_gqa_f32';
+let server, browser, bad;
+
+// The bad folders, each a copy of GOOD (or the sharded GPT-2) with one lie, and the message's words.
+const edits = {
+  truncated: { from: GOOD, edit: (f) => { f['model.safetensors'] = f['model.safetensors'].subarray(0, f['model.safetensors'].length - 100); }, says: /model\.safetensors.*truncated/ },
+  dtype: { from: GOOD, edit: (f) => { f['model.safetensors'] = swap(f['model.safetensors'], '"F32"', '"I64"'); }, says: /I64/ },
+  missing: { from: GOOD, edit: (f) => { f['model.safetensors'] = without(f['model.safetensors'], 'model.norm.weight'); }, says: /model\.norm\.weight/ },
+  config: { from: GOOD, edit: (f) => { f['config.json'] = Buffer.from(String(f['config.json']).replace('"intermediate_size": 48', '"intermediate_size": 64')); }, says: /needs \[/ },
+  outside: { from: 'gpt2_bare_f16_sharded', edit: (f) => { f['model.safetensors.index.json'] = Buffer.from(String(f['model.safetensors.index.json']).replace('"model-00002-of-00002.safetensors"', '"../model-00002-of-00002.safetensors"')); }, says: /in the model folder itself/ },
+};
+// The first occurrence of `a` in a file's bytes replaced by `b` (the same length: offsets stay).
+function swap(bytes, a, b) {
+  const s = Buffer.from(bytes).toString('latin1');
+  assert.ok(s.includes(a) && a.length === b.length);
+  return Buffer.from(s.replace(a, b), 'latin1');
+}
+// A safetensors file with one tensor left out (the others' data packed again, offsets rewritten).
+function without(bytes, name) {
+  const n = Number(bytes.readBigUInt64LE(0));
+  const header = JSON.parse(bytes.subarray(8, 8 + n).toString('utf8'));
+  assert.ok(header[name]);
+  delete header[name];
+  const parts = [];
+  let at = 0;
+  for (const [key, e] of Object.entries(header)) {
+    if (key === '__metadata__') continue;
+    const [b, end] = e.data_offsets;
+    parts.push(bytes.subarray(8 + n + b, 8 + n + end));
+    e.data_offsets = [at, at + end - b];
+    at += end - b;
+  }
+  const text = Buffer.from(JSON.stringify(header));
+  const length = Buffer.alloc(8);
+  length.writeBigUInt64LE(BigInt(text.length));
+  return Buffer.concat([length, text, ...parts]);
+}
+const folderFiles = (name) => Object.fromEntries(readdirSync(join(FIXTURES, name)).map((f) => [f, readFileSync(join(FIXTURES, name, f))]));
+
+// /hf/<folder>/<file> from the written bad folders or the fixtures, with Content-Length;
+// /slow/<folder>/<file>: the same, 2 KB every 40 ms.
+function routes(req, res, next) {
+  const m = /^\/(hf|slow)\/([\w-]+)\/([\w.-]+)$/.exec(decodeURIComponent(req.url.split('?')[0]));
+  if (!m) return next();
+  const [, kind, folder, file] = m;
+  const path = [join(bad, folder, file), join(FIXTURES, folder, file)].find((p) => existsSync(p));
+  if (!path) { res.writeHead(404).end('not found'); return; }
+  const bytes = readFileSync(path);
+  res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': String(bytes.length) });
+  if (kind === 'hf') { createReadStream(path).pipe(res); return; }
+  let at = 0;
+  const tick = () => {
+    if (res.destroyed) return;
+    res.write(bytes.subarray(at, at + 2048));
+    at += 2048;
+    if (at < bytes.length) setTimeout(tick, 40); else res.end();
+  };
+  tick();
+}
+
+before(async () => {
+  bad = mkdtempSync(join(tmpdir(), 'bad-models-'));
+  for (const [name, { from, edit }] of Object.entries(edits)) {
+    const files = folderFiles(from);
+    edit(files);
+    mkdirSync(join(bad, name));
+    for (const [f, b] of Object.entries(files)) writeFileSync(join(bad, name, f), b);
+  }
+  server = await startServer({ middleware: routes });
+  browser = await launch();
+});
+after(async () => {
+  await browser?.close();
+  await server?.close();
+  if (bad) rmSync(bad, { recursive: true, force: true });
+});
+
+// Console errors but the 404s of a folder's optional files (tokenizer.json, the index, ...).
+const real = (errors) => errors.filter((e) => !/status of 404/.test(e));
+const model = (page) => page.evaluate(() => window.playground.model());
+// The mode has a model and its sentence's maps (and nothing is loading).
+const ready = (page, label) => page.waitForFunction((l) => {
+  const m = window.playground.model();
+  return m && m.label === l && m.ids.length > 0 && !m.loading;
+}, label, { timeout: 60000, polling: 50 });
+async function openUrl(page, url) {
+  await page.getByTestId('model-url').fill(url);
+  await page.getByTestId('model-url-open').click();
+}
+
+// The core under Node on the same folder and ids: every layer's attention [layer, 1, head, T, T].
+async function nodeMaps(name, ids) {
+  const core = await loadAttention({ fast: true, threads: 1 });
+  const files = (f) => (existsSync(join(FIXTURES, name, f)) && statSync(join(FIXTURES, name, f)).isFile() ? new Uint8Array(readFileSync(join(FIXTURES, name, f))) : null);
+  const r = core.run({ pretrained: name, inputs: [{ name: 'input_ids', shape: [1, ids.length], data: ids }] }, { files });
+  return { maps: r.outputs.find((o) => o.name === 'attention_weights').data, tokenizer: await loadTokenizer(files, 'llama') };
+}
+
+test('a link opens a Llama folder: its tokenizer, a tile per layer x head, maps equal to the core under Node, a head opened large, greedy continuation', async () => {
+  const { page, errors } = await openPage(browser.context, `${server.url}#pretrained=${encodeURIComponent(`${server.url}hf/${GOOD}/`)}&pttext=${encodeURIComponent('the cat sat')}`);
+  await ready(page, `hf/${GOOD}`);
+  const m = await model(page);
+  assert.equal(m.module, 'Llama');
+  assert.equal(m.model_type, 'llama');
+  assert.deepEqual([m.layers, m.heads], [2, 4]);
+  assert.equal(m.tokenizer, 'tokenizer.json');
+  assert.equal(await page.getByTestId('model-tile').count(), 8, 'a tile per layer x head');
+  const node = await nodeMaps(GOOD, m.ids);
+  assert.deepEqual(m.ids, node.tokenizer.encode('the cat sat'), 'the folder\'s tokenizer.json cut the sentence');
+  assert.deepEqual(m.pieces, node.tokenizer.pieces(m.ids));
+  assert.equal(await page.getByTestId('model-tokens').locator('[data-testid="token"]').count(), m.ids.length);
+  const T = m.ids.length;
+  for (const [l, h] of [[0, 0], [1, 3]]) {
+    const drawn = await page.evaluate(([a, b]) => window.playground.modelMap(a, b), [l, h]);
+    assert.deepEqual(drawn, Array.from(node.maps.subarray((l * 4 + h) * T * T, (l * 4 + h + 1) * T * T)), `layer ${l} head ${h}: the page's map is the core's`);
+  }
+  assert.ok(m.next.length === 5 && m.next[0].prob >= m.next[1].prob);
+  await page.locator('[data-testid="model-tile"][data-layer="1"][data-head="2"]').click();
+  await page.waitForFunction(() => document.querySelector('[data-testid="model-head"]').dataset.head === '2');
+  assert.match(await page.getByTestId('model-head-title').textContent(), /Layer 1, head 2/);
+  assert.match(await page.evaluate(() => window.playground.link()), /pthead=1\.2/);
+  await audit(page, '"Open a model" with a head open');
+  await page.getByTestId('model-generate').click();
+  await page.waitForFunction(() => window.playground.model().generated !== null);
+  assert.equal((await model(page)).generated.ids.length, 16);
+  // typing a sentence recomputes
+  await page.getByTestId('model-text').fill('a dog');
+  await page.waitForFunction(() => window.playground.model().text === 'a dog');
+  assert.deepEqual(real(errors), []);
+  await page.close();
+});
+
+test('a throttled folder shows bytes, speed and time left; cancel keeps the open model and the page usable', async () => {
+  const { page, errors } = await openPage(browser.context, `${server.url}#models=1`);
+  await openUrl(page, `${server.url}hf/${GOOD}/`);
+  await ready(page, `hf/${GOOD}`);
+  await openUrl(page, `${server.url}slow/${GOOD}/`);
+  await page.waitForFunction(() => {
+    const b = document.querySelector('[data-testid="model-progress"]');
+    return b && Number(b.dataset.loaded) > 0 && Number(b.dataset.loaded) < Number(b.dataset.total);
+  }, null, { polling: 20 });
+  await page.waitForFunction(() => /[\d.]+ of 0\.07 MB · [\d.]+ MB\/s · \d+ s left/.test(document.querySelector('[data-testid="model-progress-text"]').textContent), null, { polling: 20 });
+  await page.getByTestId('model-cancel').click();
+  await page.waitForFunction(() => /Cancelled/.test(document.querySelector('[data-testid="model-status"]').textContent));
+  assert.equal((await model(page)).label, `hf/${GOOD}`, 'the open model stays');
+  await page.getByTestId('model-text').fill('the dog');
+  await page.waitForFunction(() => window.playground.model().text === 'the dog' && window.playground.model().ids.length > 0);
+  // the slow one, left to finish, opens
+  await openUrl(page, `${server.url}slow/${GOOD}/`);
+  await ready(page, `slow/${GOOD}`);
+  assert.deepEqual(real(errors), []);
+  await page.close();
+});
+
+test('bad folders give the core\'s message and the open model stays; a sharded BF16 folder without a tokenizer takes ids', async () => {
+  const { page } = await openPage(browser.context, `${server.url}#models=1`);
+  await openUrl(page, `${server.url}hf/${GOOD}/`);
+  await ready(page, `hf/${GOOD}`);
+  for (const [name, { says }] of Object.entries(edits)) {
+    await openUrl(page, `${server.url}hf/${name}/`);
+    await page.waitForFunction(() => !document.querySelector('[data-testid="model-error"]').hidden && !window.playground.model().loading);
+    const message = await page.getByTestId('model-error').textContent();
+    assert.match(message, says, `${name}: ${message}`);
+    assert.equal((await model(page)).label, `hf/${GOOD}`, `${name}: the open model stays`);
+    assert.equal(await page.getByTestId('model-tile').count(), 8);
+  }
+  await openUrl(page, `${server.url}hf/llama_mqa_tied_bf16_sharded/`);
+  await ready(page, 'hf/llama_mqa_tied_bf16_sharded');
+  const m = await model(page);
+  assert.equal(m.tokenizer, null);
+  assert.deepEqual(m.ids, [0, 1, 2, 3, 4, 5, 6, 7]);
+  assert.deepEqual(m.pieces, m.ids.map((i) => `#${i}`));
+  assert.equal(await page.getByTestId('model-error').isHidden(), true);
+  // picked files (the file picker; a drop reads the same list)
+  await page.getByTestId('model-files').setInputFiles(readdirSync(join(FIXTURES, GOOD)).map((f) => join(FIXTURES, GOOD, f)));
+  await ready(page, 'files');
+  assert.equal((await model(page)).tokenizer, 'tokenizer.json');
+  await page.close();
+});

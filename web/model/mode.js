@@ -1,0 +1,322 @@
+// "Open a model" (docs/pretrained.md): a Hugging Face model folder from an https address, picked
+// files or a dropped folder (loader.js: checked by the core from config.json, the index and each
+// weight file's header before the weights are read; progress and cancel) -> the mode's worker
+// (worker.js: the full core builds the checkpoint once) -> the sentence's tokens as the folder's
+// tokenizer cuts them, every layer x head's attention as a tile, one head open large, the next
+// token and a greedy continuation. A failed or cancelled open leaves the model that was open.
+import { scaleFor } from '../colors.js';
+import { addLocale, t, translatePage } from '../i18n.js';
+import { modelEn } from '../locales/model.en.js';
+import { createHeatmap } from '../views/heatmap.js';
+import { paintMap } from '../views/lab-views.js';
+import { fillSection } from '../views/model-section.js';
+import { createChips } from '../views/tokens.js';
+import { droppedFiles } from './loader.js';
+
+const locale = addLocale({ en: modelEn, zh: () => import('../locales/model.zh.js').then((m) => m.modelZh) });
+const $ = (id) => document.getElementById(id);
+// The float32 weights the page opens: the full build's heap grows to 1 GiB; the weights stream into
+// the module (about their float32 size in the heap), and the model open before stays until the new
+// one is built: two models of this size fit beside the activations of a sentence.
+export const PAGE_MAX_BYTES = 640 << 20;
+export const DEFAULT_SENTENCE = "The animal didn't cross the street because it was too tired";
+const GENERATE = 16;
+const MB = (n) => (n >= 1e6 ? (n / 1e6).toFixed(1) : (n / 1e6).toFixed(2));
+
+// --- the worker ---
+
+function ask(M, msg, { onProgress = null } = {}) {
+  const id = ++M.ids;
+  return new Promise((resolve, reject) => {
+    M.pending.set(id, { resolve, reject, onProgress });
+    M.worker.postMessage({ ...msg, id });
+  });
+}
+
+function onAnswer(M, m) {
+  const p = M.pending.get(m.id);
+  if (!p) return;
+  if (m.type === 'progress') { p.onProgress?.(m); return; }
+  M.pending.delete(m.id);
+  if (m.type === 'error') p.reject(Object.assign(new Error(m.message), { field: m.field, name: m.name ?? 'Error' }));
+  else p.resolve(m);
+}
+
+// --- opening a folder ---
+
+// One open at a time: a new one cancels the one under way. source: {url} or {files: [{file, path}]}.
+async function open(M, source) {
+  if (M.opening) M.worker.postMessage({ type: 'cancel' });
+  const mine = (M.opening = {});
+  M.error = null;
+  M.status = '';
+  M.progress = { phase: 'start' };
+  draw(M);
+  const onProgress = (p) => { if (M.opening === mine) { M.progress = p; drawProgress(M); } };
+  try {
+    const msg = source.url ? { url: source.url, base: document.baseURI } : { files: source.files };
+    const { info } = await ask(M, { type: 'open', source: msg, maxBytes: PAGE_MAX_BYTES }, { onProgress });
+    M.info = { ...info, url: source.url ?? '' };
+    M.status = t('hub.loaded', { label: info.label, ms: info.ms.toFixed(0) });
+    M.generated = null;
+    M.result = null;
+    M.page.set({ models: true, pretrained: source.url ?? '', pthead: '' }, { from: 'model' });
+    await run(M);
+  } catch (e) {
+    if (e.name === 'AbortError') M.status = t('hub.cancelled');
+    else M.error = e;
+  } finally {
+    if (M.opening === mine) { M.opening = null; M.progress = null; }
+    draw(M);
+  }
+}
+
+// The sentence through the open model (the latest text wins; runs one at a time).
+function refreshRun(M) {
+  M.chain = M.chain.then(() => run(M)).catch((e) => { M.error = e; }).then(() => draw(M));
+}
+
+// The sentence a model opens with: the page's default, or (a folder without a tokenizer) ids 0 to 7.
+const defaultSentence = (M) => (M.info?.tokenizer ? DEFAULT_SENTENCE : Array.from({ length: Math.min(8, M.info?.vocab ?? 8) }, (_, i) => i).join(' '));
+const sentence = (M) => M.page.state.pttext || defaultSentence(M);
+
+async function run(M) {
+  if (!M.info) return;
+  const text = sentence(M);
+  if (M.result?.text === text && M.result.label === M.info.label) return;
+  M.runError = null;
+  try {
+    const r = await ask(M, { type: 'run', text });
+    M.result = { ...r, text, label: M.info.label };
+  } catch (e) {
+    M.runError = e;
+  }
+}
+
+async function generate(M) {
+  if (!M.info) return;
+  M.els.generate.disabled = true;
+  try {
+    M.generated = await ask(M, { type: 'generate', text: sentence(M), n: GENERATE });
+  } catch (e) {
+    M.runError = e;
+  }
+  M.els.generate.disabled = false;
+  draw(M);
+}
+
+// --- drawing ---
+
+function drawProgress(M) {
+  const p = M.progress, box = M.els.progressBox;
+  box.hidden = !p;
+  M.els.cancel.disabled = !M.opening;
+  if (!p) return;
+  const bar = M.els.progress;
+  if (p.phase === 'weights' && p.total) {
+    bar.value = p.loaded / p.total;
+    M.els.progressText.textContent = p.secondsLeft === null || !Number.isFinite(p.secondsLeft)
+      ? t('hub.progressNoEta', { loaded: MB(p.loaded), total: MB(p.total) })
+      : t('hub.progress', { loaded: MB(p.loaded), total: MB(p.total), speed: MB(p.bytesPerSecond), left: `${Math.ceil(p.secondsLeft)} s` });
+    Object.assign(bar.dataset, { loaded: String(p.loaded), total: String(p.total) });
+  } else {
+    bar.removeAttribute('value');   // indeterminate
+    M.els.progressText.textContent = p.phase === 'build' ? t('hub.building') : p.file ? t('hub.checking', { file: p.file }) : '';
+  }
+}
+
+function drawCard(M) {
+  const i = M.info, el = M.els.card;
+  if (!i) { el.replaceChildren(); return; }
+  const rows = [
+    ['hub.card.model', `${i.label} (${i.model_type} → ${i.module})`],
+    ['hub.card.shape', t('hub.card.shapeValue', { layers: i.layers, heads: i.heads, kv: i.kvHeads, width: i.config.n_embd ?? i.config.hidden_size, vocab: i.vocab })],
+    ['hub.card.params', i.parameters.toLocaleString('en')],
+    ['hub.card.memory', `${MB(i.f32_bytes)} MB`],
+    ['hub.card.tokenizer', i.tokenizer ?? t('hub.card.noTokenizer')],
+  ];
+  el.replaceChildren(...rows.flatMap(([key, text]) => [
+    Object.assign(document.createElement('dt'), { textContent: t(key) }),
+    Object.assign(document.createElement('dd'), { textContent: text }),
+  ]));
+  Object.assign(el.dataset, { module: i.module, layers: String(i.layers), heads: String(i.heads) });
+}
+
+// The layers x heads tiles (buttons, each a T x T map), rebuilt when the shape changes.
+function drawGrid(M) {
+  const r = M.result, root = M.els.grid;
+  if (!r) { root.replaceChildren(); M.tiles = null; return; }
+  const { layers: L, heads: H, T, maps } = r;
+  if (!M.tiles || M.tiles.key !== `${L}x${H}`) {
+    root.replaceChildren();
+    root.style.setProperty('--lab-heads', String(H));
+    M.tiles = { key: `${L}x${H}`, list: [] };
+    for (let l = 0; l < L; l++) {
+      const row = document.createElement('div');
+      row.className = 'lab-layer';
+      row.setAttribute('role', 'group');
+      const name = Object.assign(document.createElement('span'), { className: 'lab-layer-name' });
+      row.append(name);
+      for (let h = 0; h < H; h++) {
+        const button = Object.assign(document.createElement('button'), { type: 'button', className: 'lab-head' });
+        Object.assign(button.dataset, { testid: 'model-tile', layer: String(l), head: String(h) });
+        const canvas = document.createElement('canvas');
+        canvas.setAttribute('aria-hidden', 'true');
+        const caption = Object.assign(document.createElement('span'), { className: 'lab-head-name' });
+        button.append(canvas, caption);
+        button.addEventListener('click', () => { M.page.set({ pthead: `${l}.${h}` }, { from: 'model' }); draw(M); });
+        row.append(button);
+        M.tiles.list.push({ l, h, button, canvas, caption });
+      }
+      root.append(row);
+    }
+  }
+  const open = M.page.state.pthead;
+  [...root.children].forEach((row, l) => {
+    row.firstChild.textContent = t('hub.layerN', { l });
+    row.setAttribute('aria-label', t('hub.layerN', { l }));
+  });
+  for (const tile of M.tiles.list) {
+    paintMap(tile.canvas, maps.subarray((tile.l * H + tile.h) * T * T, (tile.l * H + tile.h + 1) * T * T), T);
+    tile.caption.textContent = t('hub.headShort', { layer: tile.l, head: tile.h });
+    tile.button.setAttribute('aria-label', t('hub.headLabel', { layer: tile.l, head: tile.h }));
+    tile.button.setAttribute('aria-pressed', String(open === `${tile.l}.${tile.h}`));
+  }
+}
+
+function drawHead(M) {
+  const r = M.result;
+  const [l, h] = (M.page.state.pthead || '').split('.').map(Number);
+  const valid = r && Number.isInteger(l) && Number.isInteger(h) && l < r.layers && h < r.heads;
+  M.els.headTitle.textContent = valid ? t('hub.headTitle', { layer: l, head: h }) : t('hub.headPick');
+  M.els.head.hidden = !valid;
+  if (!valid) return;
+  const { T, H, maps, pieces } = { ...r, H: r.heads };
+  const data = maps.subarray((l * H + h) * T * T, (l * H + h + 1) * T * T);
+  const labels = pieces.map((p, i) => `${i} ${p}`);
+  M.headView.update({ slice: { rows: T, cols: T, data }, scale: scaleFor(data, { probabilities: true }), width: Math.min(720, 120 + T * 28),
+    rowLabels: labels, colLabels: labels, masked: (row, col) => col > row, weights: true, label: t('hub.headTitle', { layer: l, head: h }) });
+  Object.assign(M.els.head.dataset, { layer: String(l), head: String(h) });
+}
+
+function draw(M) {
+  if (!M.open) return;
+  const err = M.error ?? M.runError;
+  M.els.error.hidden = !err;
+  M.els.error.textContent = err ? err.message : '';
+  M.els.text.toggleAttribute('aria-invalid', !!M.runError);
+  M.els.status.textContent = M.status || (M.info ? '' : t('hub.none'));
+  if (document.activeElement !== M.els.url && M.page.state.pretrained) M.els.url.value = M.page.state.pretrained;
+  if (document.activeElement !== M.els.text && M.info) M.els.text.value = sentence(M);
+  drawProgress(M);
+  drawCard(M);
+  const r = M.result;
+  M.chips.update(r ? r.pieces : [], r ? r.ids : null);
+  M.els.next.textContent = r ? t('hub.next', { list: r.next.map((x) => `"${x.piece}" ${x.prob.toFixed(3)}`).join(', '), ms: r.ms.toFixed(0) }) : '';
+  M.els.generate.disabled = !M.info;
+  M.els.generated.textContent = M.generated ? `${t('hub.generated', { ms: M.generated.ms.toFixed(0) })} ${M.generated.text}` : '';
+  drawGrid(M);
+  drawHead(M);
+}
+
+// --- controls ---
+
+function wire(M) {
+  const { els } = M;
+  $('model-close').addEventListener('click', () => M.page.set({ models: false, pretrained: '' }));
+  els.urlOpen.addEventListener('click', () => open(M, { url: els.url.value }));
+  els.url.addEventListener('keydown', (e) => { if (e.key === 'Enter') open(M, { url: els.url.value }); });
+  els.cancel.addEventListener('click', () => { if (M.opening) M.worker.postMessage({ type: 'cancel' }); });
+  for (const input of [els.files, els.folder]) {
+    input.addEventListener('change', () => {
+      if (input.files.length) open(M, { files: [...input.files].map((file) => ({ file, path: file.webkitRelativePath || file.name })) });
+      input.value = '';
+    });
+  }
+  els.drop.addEventListener('dragover', (e) => { e.preventDefault(); els.drop.classList.add('over'); });
+  els.drop.addEventListener('dragleave', () => els.drop.classList.remove('over'));
+  els.drop.addEventListener('drop', async (e) => {
+    e.preventDefault();
+    els.drop.classList.remove('over');
+    try {
+      open(M, { files: await droppedFiles(e.dataTransfer) });
+    } catch (err) {
+      M.error = err;
+      draw(M);
+    }
+  });
+  els.text.addEventListener('input', () => {
+    M.page.set({ pttext: els.text.value === defaultSentence(M) ? '' : els.text.value }, { from: 'model' });
+    refreshRun(M);
+  });
+  els.generate.addEventListener('click', () => generate(M));
+}
+
+function show(on) {
+  $('models').hidden = !on;
+  document.body.classList.toggle('model-mode', on);
+}
+
+function build(page) {
+  fillSection($('models'));
+  const ids = ['url', 'urlOpen:url-open', 'cancel', 'files', 'folder', 'drop', 'progressBox:progress-box', 'progress', 'progressText:progress-text',
+    'status', 'error', 'card', 'text', 'tokens', 'next', 'generate', 'generated', 'grid', 'head', 'headTitle:h-model-head'];
+  const els = Object.fromEntries(ids.map((s) => {
+    const [key, id = key] = s.split(':');
+    return [key, $(id.startsWith('h-') ? id : `model-${id}`)];
+  }));
+  const M = { page, els, open: false, ids: 0, pending: new Map(), chain: Promise.resolve(), info: null, result: null, opening: null, progress: null };
+  M.worker = new Worker(new URL('./worker.js', import.meta.url), { type: 'module' });
+  M.worker.onmessage = (e) => onAnswer(M, e.data);
+  M.chips = createChips(els.tokens);
+  M.headView = createHeatmap({ className: 'attention' });
+  els.head.append(M.headView.element);
+  wire(M);
+  return M;
+}
+
+let made = null;
+
+export function start(page) {
+  made ??= build(page);
+  const M = made;
+  M.open = true;
+  locale.then(() => {
+    if (!M.open) return;
+    translatePage($('models'));
+    show(true);
+    const url = page.state.pretrained;
+    if (url && url !== M.info?.url && !M.opening) open(M, { url });
+    else draw(M);
+  });
+  return {
+    sync: (state, prev) => {
+      if (state.pretrained && state.pretrained !== prev.pretrained && state.pretrained !== M.info?.url) open(M, { url: state.pretrained });
+      else if (state.pttext !== prev.pttext) refreshRun(M);
+      else draw(M);
+    },
+    relabel: () => draw(M),
+    stop: () => { M.open = false; if (M.opening) M.worker.postMessage({ type: 'cancel' }); show(false); },
+    summary: () => ({ model: () => summary(M), map: (l, h) => headMap(M, l, h) }),
+  };
+}
+
+// For app/hooks.js: window.playground.model(); null until a model is open.
+function summary(M) {
+  if (!M.info) return null;
+  const r = M.result;
+  return {
+    label: M.info.label, url: M.info.url, model_type: M.info.model_type, module: M.info.module, layers: M.info.layers, heads: M.info.heads,
+    parameters: M.info.parameters, f32_bytes: M.info.f32_bytes, tokenizer: M.info.tokenizer, buildMs: M.info.ms,
+    text: r?.text ?? null, ids: r ? [...r.ids] : [], pieces: r ? [...r.pieces] : [], next: r ? r.next.map((x) => ({ ...x })) : [],
+    generated: M.generated ? { ids: [...M.generated.ids], text: M.generated.text } : null,
+    heapBytes: M.info.heapBytes, loading: !!M.opening, error: (M.error ?? M.runError)?.message ?? null,
+  };
+}
+
+// Head (l, h)'s T x T map as drawn, row-major, or null.
+function headMap(M, l, h) {
+  const r = M.result;
+  if (!r || !(l >= 0 && l < r.layers && h >= 0 && h < r.heads)) return null;
+  return Array.from(r.maps.subarray((l * r.heads + h) * r.T * r.T, (l * r.heads + h + 1) * r.T * r.T));
+}

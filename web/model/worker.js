@@ -1,0 +1,163 @@
+// "Open a model"'s Web Worker (model/mode.js): owns the full-speed WASM core (the page's small build
+// has no model folders) and one checkpoint at a time, read by loader.js (checked by the core from
+// config.json, the index and the headers, then streamed into the module's parameters: a model takes
+// about its float32 size in the heap) and built once as a session (the core's Trainer: its forward
+// runs the same module again on each new sentence). createModelController (exported) is the protocol
+// without the worker, for Node tests.
+//
+// Page -> worker (each with an id; the answer carries it)
+//   {type: 'open', source: {url, base} | {files: [{file, path}]} | {label, bytes: {name: Uint8Array}}}
+//       the folder read, checked and built; progress on the way; the previous model stays until this
+//       one is built (and stays if it fails). Answers 'opened' {info: {label, model_type, module, config,
+//       layers, heads, kvHeads, parameters, f32_bytes, block, vocab, tokenizer, ms, heapBytes}}
+//   {type: 'cancel'}   the open under way stops (it answers an error named AbortError)
+//   {type: 'run', text}
+//       answers 'ran' {ids, pieces, T, layers, heads, maps (Float32Array [layer][head][T][T]),
+//       next: [{id, piece, prob}] (the five likeliest tokens after the last), ms}
+//   {type: 'generate', text, n}
+//       n greedy tokens after the text, each one forward of the sentence so far: 'generated'
+//       {ids, pieces (the new tokens'), text (the whole), ms}
+// Worker -> page: {type: 'progress', id, phase, file, loaded, total, bytesPerSecond, secondsLeft}
+// while opening; the answers; or {type: 'error', id, message, field, name}.
+import { pretrainedPlan, reserveHeap, streamedWeights } from '../../bindings/pretrained.mjs';
+import { loadTokenizer } from '../../bindings/tokenizer.mjs';
+import { errorMessage, inOrder, loadWorkerCore, serve } from '../app/worker-host.js';
+import { bytesSource, fileSource, openFolder, urlSource } from './loader.js';
+
+export const MAX_TOKENS = 128;   // the sentence's tokens the page draws (every layer x head as T x T)
+const TOP = 5;
+// Room beside the weights for a sentence's forward (GPT-2 small at 128 tokens: 26 MB of logits, 9 MB
+// of attention maps, the layers' activations), reserved with them so the heap grows once.
+const HEADROOM = 64 << 20;
+
+const archOf = (module, c) => module === 'GPT'
+  ? { layers: c.n_layer, heads: c.n_head, kvHeads: c.n_head, block: c.block_size, vocab: c.vocab_size }
+  : { layers: c.num_hidden_layers, heads: c.num_attention_heads, kvHeads: c.num_key_value_heads, block: c.max_position_embeddings, vocab: c.vocab_size };
+
+// A folder without tokenizer files (and not GPT-2, whose ranks ship with the page): the sentence is
+// typed as token ids, "15496 995".
+const idsTokenizer = {
+  kind: null,
+  encode(text) {
+    const parts = text.trim().split(/[\s,]+/).filter(Boolean);
+    const ids = parts.map(Number);
+    const bad = parts.find((p, i) => !Number.isInteger(ids[i]) || ids[i] < 0);
+    if (bad !== undefined) throw Object.assign(new Error(`"${bad}" is not a token id: this folder has no tokenizer (tokenizer.json, or vocab.json + merges.txt), so type the sentence as ids, as "1 9 33"`), { field: 'text' });
+    return ids;
+  },
+  pieces: (ids) => ids.map((id) => `#${id}`),
+};
+
+export function createModelController({ post, loadCore = () => loadWorkerCore(), now = () => performance.now() }) {
+  let core = null, model = null, opening = null;   // model: {info, session, tokenizer, input}
+
+  function tokens(text) {
+    if (!model) throw Object.assign(new Error('no model is open: open a folder or a URL first'), { field: 'pretrained' });
+    const ids = model.tokenizer.encode(text);
+    if (ids.length === 0) throw Object.assign(new Error(`the sentence "${text}" gives no tokens`), { field: 'text' });
+    const max = Math.min(MAX_TOKENS, model.info.block);
+    if (ids.length > max) throw Object.assign(new Error(`the sentence has ${ids.length} tokens: the page draws at most ${max} (${model.info.block} fit the model, ${MAX_TOKENS} the page's maps)`), { field: 'text' });
+    const big = ids.find((id) => id >= model.info.vocab);
+    if (big !== undefined) throw Object.assign(new Error(`token id ${big} is past the model's vocabulary (${model.info.vocab} tokens, ids 0 to ${model.info.vocab - 1})`), { field: 'text' });
+    return ids;
+  }
+
+  // The module on `ids`: its outputs (logits first, then attention_weights [layer, 1, head, T, T]).
+  function forward(ids) {
+    model.session.setInput(model.input, Float32Array.from(ids), [1, ids.length]);
+    return model.session.forward({ trace: false });
+  }
+
+  function softmaxTop(logits, k) {
+    let max = -Infinity;
+    for (const v of logits) if (v > max) max = v;
+    let sum = 0;
+    for (const v of logits) sum += Math.exp(v - max);
+    const order = Array.from(logits.keys()).sort((a, b) => logits[b] - logits[a]).slice(0, k);
+    return order.map((id) => ({ id, prob: Math.exp(logits[id] - max) / sum }));
+  }
+
+  async function dispatch(msg) {
+    try {
+      core ??= await loadCore();
+      await answer(msg);
+    } catch (e) {
+      post({ ...errorMessage(e), id: msg.id, name: e?.name ?? null });
+    }
+  }
+
+  // The folder into a new session; the open model is replaced once this one is built.
+  async function openModel(msg, signal) {
+    const t0 = now(), src = msg.source;
+    const source = src.url ? urlSource(src.url, src.base, signal) : src.files ? fileSource(src.files) : bytesSource(src.label, src.bytes);
+    let session = null, input = null, tokenizer = null;
+    const plan = (args) => pretrainedPlan(core, args);
+    // the tokenizer first (a broken tokenizer.json is said before the weights come), then the module
+    const build = async ({ label, files: given, sizes }) => {
+      const files = (name) => given[name] ?? null;
+      const listed = pretrainedPlan(core, { label, files, headers: false });
+      // GPT-2's own ranks (shipped with the page) for a gpt2 folder of GPT-2's vocabulary without tokenizer files
+      const ranks = listed.model_type === 'gpt2' && listed.config.vocab_size === 50257;
+      tokenizer = ranks || files('tokenizer.json') || (files('vocab.json') && files('merges.txt'))
+        ? await loadTokenizer(files, ranks ? 'gpt2' : listed.model_type) : idsTokenizer;
+      input = core.modules().find((m) => m.id === listed.module).inputs[0].name;
+      // the heap grown once for the weights and a sentence's activations (see HEADROOM)
+      reserveHeap(core, core.heapUsed() + pretrainedPlan(core, { label, files, sizes }).f32_bytes + HEADROOM);
+      session = core.trainer({ pretrained: label, inputs: [{ name: input, shape: [1, 1], data: [0] }] }, { files: given, sizes });
+      return streamedWeights(session);
+    };
+    try {
+      const folder = await openFolder(source, { plan, build, signal, maxBytes: msg.maxBytes, onProgress: (p) => post({ type: 'progress', id: msg.id, ...p }) });
+      const info = { label: folder.label, model_type: folder.plan.model_type, module: folder.plan.module, config: folder.plan.config,
+        ...archOf(folder.plan.module, folder.plan.config), parameters: folder.plan.parameters, f32_bytes: folder.plan.f32_bytes,
+        tokenizer: tokenizer.kind, ms: 0, heapBytes: core.heapBytes() };
+      model?.session.delete();
+      model = { info, session, tokenizer, input };
+      session = null;
+      info.ms = now() - t0;
+      return info;
+    } finally {
+      session?.delete();   // a folder refused (or cancelled) after its module was built
+    }
+  }
+
+  async function answer(msg) {
+    const { id } = msg;
+    if (msg.type === 'open') {
+      const abort = new AbortController();
+      opening = abort;
+      try {
+        post({ type: 'opened', id, info: await openModel(msg, abort.signal) });
+      } finally {
+        if (opening === abort) opening = null;
+      }
+    } else if (msg.type === 'run') {
+      const t0 = now();
+      const ids = tokens(msg.text);
+      const r = forward(ids);
+      const T = ids.length, { layers, heads } = model.info;
+      const logits = r.outputs[0].data.subarray((T - 1) * model.info.vocab, T * model.info.vocab);
+      const maps = r.outputs.find((o) => o.name === 'attention_weights').data;
+      const next = softmaxTop(logits, TOP).map((x) => ({ ...x, piece: model.tokenizer.pieces([x.id])[0] }));
+      post({ type: 'ran', id, ids, pieces: model.tokenizer.pieces(ids), T, layers, heads, maps, next, ms: now() - t0 }, [maps.buffer]);
+    } else if (msg.type === 'generate') {
+      const t0 = now();
+      const ids = tokens(msg.text);
+      const first = ids.length;
+      const n = Math.max(0, Math.min(msg.n, Math.min(MAX_TOKENS, model.info.block) - first));
+      for (let i = 0; i < n; i++) {
+        const r = forward(ids);
+        const logits = r.outputs[0].data.subarray((ids.length - 1) * model.info.vocab, ids.length * model.info.vocab);
+        ids.push(softmaxTop(logits, 1)[0].id);
+      }
+      const added = ids.slice(first);
+      post({ type: 'generated', id, ids: added, pieces: model.tokenizer.pieces(added),
+        text: model.tokenizer.decode ? model.tokenizer.decode(ids) : model.tokenizer.pieces(ids).join(' '), ms: now() - t0 });
+    }
+  }
+  const queued = inOrder(dispatch, post);
+  // a cancel acts at once (the open it stops is the message under way); the rest in order
+  return { handle: (msg) => (msg.type === 'cancel' ? opening?.abort() : queued(msg)) };
+}
+
+serve(createModelController);
