@@ -261,6 +261,10 @@ class Trainer : public Failure {
     });
   }
   bool finishWeights() { return guard([&] { session_->finish_weights(); }); }
+  // Token by token from the current ids input on this trainer's module (its scenario's "generate"
+  // spec, at most maxNew tokens; the KV cache as the spec says): a Generation that borrows the
+  // module, to be deleted before the trainer. nullptr after an error (error() says it).
+  class Generation* generator(int max_new);
 #endif
 
  private:
@@ -303,6 +307,8 @@ class Generation : public Failure {
   }
   val step(int i) const { return view(last_.steps.at(static_cast<size_t>(i)).value); }
   std::string ids() const { return gen_ ? ids_json(gen_->ids()) : "[]"; }
+  // On a session someone else owns (Trainer::generator): its module, its current ids.
+  Generation(attn::Session& session, int64_t max_new) : gen_(session.generation()), max_(max_new) {}
   double produced() const { return gen_ ? static_cast<double>(gen_->produced()) : 0; }
 
  private:
@@ -311,6 +317,17 @@ class Generation : public Failure {
   attn::GeneratedToken last_;
   int64_t max_ = 0;
 };
+
+#if ATTN_PRETRAINED
+Generation* Trainer::generator(int max_new) {
+  Generation* g = nullptr;
+  guard([&] {
+    if (max_new < 1) attn::fail_at("generate.max_new_tokens", "generator(", max_new, "): at least 1 new token");
+    g = new Generation(*session_, max_new);
+  });
+  return g;
+}
+#endif
 
 std::string kernels_name() { return attn::kernels().name; }
 std::string kernels_detail() { return attn::kernels_detail(); }
@@ -425,6 +442,7 @@ EMSCRIPTEN_BINDINGS(attention) {
       .function("streamed", &Trainer::streamed)
       .function("writeWeights", &Trainer::writeWeights)
       .function("finishWeights", &Trainer::finishWeights)
+      .function("generator", &Trainer::generator, allow_raw_pointers())
 #endif
       ;
   function("modulesJson", &attn::modules_json);

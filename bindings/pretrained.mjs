@@ -6,7 +6,7 @@
 //   const plan = pretrainedPlan(core, {label, files, sizes, maxBytes, headers})
 //   const trainer = core.trainer({pretrained: label, inputs}, {files: headers, sizes})
 //   const sink = streamedWeights(trainer); sink.write(i, first, bytes) ...; sink.finish()
-import { throwIfFailed } from './attention.mjs';
+import { Generation, throwIfFailed } from './attention.mjs';
 
 const full = (core) => {
   if (!core._m.pretrainedPlan) throw Object.assign(new Error('this build of the core has no model folders: load the full build (loadAttention({fast: true}))'), { field: 'pretrained' });
@@ -41,4 +41,13 @@ export function streamedWeights(trainer) {
     write(i, first, bytes) { if (!t.writeWeights(i, first, bytes)) throwIfFailed(t); },
     finish() { if (!t.finishWeights()) throwIfFailed(t); },
   };
+}
+
+// Token by token on a trainer's own module, from its current ids input (trainer.setInput): a
+// trainer built with "generate" in its scenario (its temperature, top_k, top_p, cache), at most
+// maxNew tokens. The generation borrows the module: delete() it before the trainer.
+export function sessionGenerator(trainer, maxNew) {
+  const native = trainer._t.generator(maxNew);
+  if (!native) throwIfFailed(trainer._t);
+  return new Generation(native);
 }

@@ -347,6 +347,23 @@ std::vector<std::pair<std::string, Tensor>> logit_lens(const Context& ctx, const
   return out;
 }
 
+namespace {
+
+// A layer's heads through its output projection (weight (C, H*D), the heads' concatenated
+// outputs y at one position): head h's part of the residual stream, each added.
+template <class Add>
+void add_heads(const std::string& prefix, const std::vector<double>& y, const Tensor& w, int64_t H, Add add) {
+  const int64_t C = w.size(0), HD = w.size(1), D = HD / H;
+  for (int64_t h = 0; h < H; ++h) {
+    std::vector<double> c(u(C), 0.0);
+    for (int64_t o = 0; o < C; ++o)
+      for (int64_t k = h * D; k < (h + 1) * D; ++k) c[u(o)] += static_cast<double>(w.data()[o * HD + k]) * y[u(k)];
+    add(prefix + std::to_string(h), c);
+  }
+}
+
+}  // namespace
+
 LogitAttribution logit_attribution(const Context& ctx, const ParamList& params, const LogitAttributionSpec& spec) {
   const std::string field = "logit_attribution";
   const Tensor logits = step_value(ctx, "logits", field).contiguous();
@@ -355,11 +372,11 @@ LogitAttribution logit_attribution(const Context& ctx, const ParamList& params, 
   const int64_t p = position_in(spec.position, T, field + ".position", field + ".position");
   token_in(spec.token, V, field + ".token", field + ".token");
   if (spec.wrong >= 0) token_in(spec.wrong, V, field + ".wrong", field + ".wrong");
-  const Tensor wte = param(params, "transformer.wte.weight")->contiguous();
-  const Tensor gamma = param(params, "transformer.ln_f.weight")->contiguous();
-  const Tensor* beta = param(params, "transformer.ln_f.bias");
+  const bool llama = param(params, "model.norm.weight") != nullptr;
+  const Tensor* lm_head = llama ? param(params, "lm_head.weight") : nullptr;  // tied: embed_tokens'
+  const Tensor wte = (lm_head ? lm_head : param(params, llama ? "model.embed_tokens.weight" : "transformer.wte.weight"))->contiguous();
   const int64_t C = wte.size(1);
-  // u = W_U[token] - W_U[wrong], then each component's ((c - mean c) / sigma) . gamma . u
+  // u = W_U[token] - W_U[wrong]
   std::vector<double> unembed(u(C));
   for (int64_t k = 0; k < C; ++k)
     unembed[u(k)] = static_cast<double>(wte.data()[spec.token * C + k]) - (spec.wrong >= 0 ? wte.data()[spec.wrong * C + k] : 0.f);
@@ -369,6 +386,41 @@ LogitAttribution logit_attribution(const Context& ctx, const ParamList& params, 
     const float* base = t.data() + ((batched ? b * T : 0) + p) * t.size(-1);
     return std::vector<double>(base, base + t.size(-1));
   };
+  const float* row = logits.data() + (b * T + p) * V;
+  LogitAttribution out;
+  out.total = row[spec.token] - (spec.wrong >= 0 ? row[spec.wrong] : 0.f);
+  if (llama) {
+    // model.norm: each component times the final residual's RMS scale, the norm's weight and u
+    int64_t L = 0;
+    while (step_node(ctx, "model.layers." + std::to_string(L) + ".residual_mlp") >= 0) ++L;
+    const std::vector<double> r = L ? at("model.layers." + std::to_string(L - 1) + ".residual_mlp", true) : at("inputs_embeds", true);
+    double ms = 0;
+    for (double v : r) ms += v * v;
+    const int32_t norm = step_node(ctx, "norm");
+    const double scale = 1.0 / std::sqrt(ms / static_cast<double>(C) + (norm >= 0 ? ctx.nodes()[u(norm)].attrs.eps : 1e-6f));
+    const Tensor w = param(params, "model.norm.weight")->contiguous();
+    const auto add = [&](const std::string& name, const std::vector<double>& c) {
+      double value = 0;
+      for (int64_t k = 0; k < C; ++k) value += c[u(k)] * scale * w.data()[k] * unembed[u(k)];
+      out.components.push_back({name, static_cast<float>(value)});
+    };
+    add("model.embed_tokens", at("inputs_embeds", true));
+    for (int64_t i = 0; i < L; ++i) {
+      const std::string layer = "model.layers." + std::to_string(i) + ".";
+      const int32_t heads = step_node(ctx, layer + "self_attn.attn_output_heads");
+      add_heads(layer + "self_attn.head.", at(layer + "self_attn.attn_output", true), param(params, layer + "self_attn.o_proj.weight")->contiguous(),
+                ctx.nodes()[u(heads)].out.size(1), add);
+      if (const Tensor* bias = param(params, layer + "self_attn.o_proj.bias")) {
+        const Tensor bb = bias->contiguous();
+        add(layer + "self_attn.o_proj.bias", std::vector<double>(bb.data(), bb.data() + C));
+      }
+      add(layer + "mlp", at(layer + "mlp.down_proj", true));
+    }
+    return out;
+  }
+  // GPT: each component's ((c - mean c) / sigma) . gamma . u
+  const Tensor gamma = param(params, "transformer.ln_f.weight")->contiguous();
+  const Tensor* beta = param(params, "transformer.ln_f.bias");
   int64_t L = 0;
   while (step_node(ctx, "transformer.h." + std::to_string(L) + ".x_mlp") >= 0) ++L;
   const std::vector<double> r = L ? at("transformer.h." + std::to_string(L - 1) + ".x_mlp", true) : at("x", true);
@@ -377,7 +429,6 @@ LogitAttribution logit_attribution(const Context& ctx, const ParamList& params, 
   mean /= static_cast<double>(C);
   for (double v : r) var += (v - mean) * (v - mean);
   const double sigma = std::sqrt(var / static_cast<double>(C) + 1e-5);
-  LogitAttribution out;
   const auto add = [&](const std::string& name, const std::vector<double>& c) {
     double m = 0, value = 0;
     for (double v : c) m += v;
@@ -389,15 +440,8 @@ LogitAttribution logit_attribution(const Context& ctx, const ParamList& params, 
   if (step_node(ctx, "pos_emb") >= 0) add("wpe", at("pos_emb", false));
   for (int64_t i = 0; i < L; ++i) {
     const std::string blk = "transformer.h." + std::to_string(i) + ".";
-    const std::vector<double> y = at(blk + "attn.y_merged", true);
-    const Tensor w = param(params, blk + "attn.c_proj.weight")->contiguous();  // (C, C)
-    const int64_t H = ctx.nodes()[u(step_node(ctx, blk + "attn.y"))].out.size(1), D = C / H;
-    for (int64_t h = 0; h < H; ++h) {
-      std::vector<double> c(u(C), 0.0);
-      for (int64_t o = 0; o < C; ++o)
-        for (int64_t k = h * D; k < (h + 1) * D; ++k) c[u(o)] += static_cast<double>(w.data()[o * C + k]) * y[u(k)];
-      add(blk + "attn.head." + std::to_string(h), c);
-    }
+    add_heads(blk + "attn.head.", at(blk + "attn.y_merged", true), param(params, blk + "attn.c_proj.weight")->contiguous(),
+              ctx.nodes()[u(step_node(ctx, blk + "attn.y"))].out.size(1), add);
     if (const Tensor* bias = param(params, blk + "attn.c_proj.bias")) {
       const Tensor b = bias->contiguous();
       add(blk + "attn.c_proj.bias", std::vector<double>(b.data(), b.data() + C));
@@ -409,8 +453,6 @@ LogitAttribution logit_attribution(const Context& ctx, const ParamList& params, 
     for (int64_t k = 0; k < C; ++k) value += static_cast<double>(beta->data()[k]) * unembed[u(k)];
     out.components.push_back({"transformer.ln_f.bias", static_cast<float>(value)});
   }
-  const float* row = logits.data() + (b * T + p) * V;
-  out.total = row[spec.token] - (spec.wrong >= 0 ? row[spec.wrong] : 0.f);
   return out;
 }
 

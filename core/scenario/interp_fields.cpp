@@ -119,7 +119,8 @@ LogitAttributionSpec parse_logit_attribution(const json& a, const ModuleInfo& in
   if (std::string(info.id) == "CausalTransformer")
     fail_at(field, where, " needs a pre-norm model (GPT): CausalTransformer normalises after each residual add (post-norm), so its "
             "final residual stream is not a sum of the blocks' outputs and cannot be split into them");
-  if (std::string(info.id) != "GPT") fail_at(field, where, " needs GPT (a residual stream read out by ln_f and lm_head): ", info.id, " has none");
+  if (std::string(info.id) != "GPT" && std::string(info.id) != "Llama")
+    fail_at(field, where, " needs GPT or Llama (a residual stream read out by a final norm and lm_head): ", info.id, " has none");
   if (!a.is_object()) fail_at(field, where, " must be {\"position\", \"token\", \"wrong\"?, \"batch\"?}");
   check_keys(a, where, {"position", "token", "wrong", "batch"}, field);
   LogitAttributionSpec s;

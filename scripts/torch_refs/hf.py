@@ -377,7 +377,7 @@ def cases(run_generation):
         'patching': {'clean': 0, 'corrupted': 1, 'steps': ['model.layers.*.self_attn.attn_output_heads'], 'by': 'head', 'metric': metric},
         'attribution_patching': {'clean': 0, 'corrupted': 1, 'steps': ['model.layers.*.self_attn.attn_output_heads'],
                                  'by': 'head_position', 'metric': metric},
-        'logit_lens': True}
+        'logit_lens': True, 'logit_attribution': {'position': -1, 'token': 7, 'wrong': 2, 'batch': 0}}
     f['llama_generate_greedy'] = sc  # 3 + 16 tokens: crosses max_position_embeddings (16), the window crops
     nocache = json.loads(json.dumps(sc))
     nocache['generate']['cache'] = False

@@ -139,15 +139,47 @@ def logit_lens(sc):
     return out
 
 
+def llama_attribution(m, s, b, p, u):
+    """Llama's final residual stream at (batch, position) split into its components, each through
+    model.norm's RMS scale with the actual residual's statistics, its weight and the unembedding."""
+    L = len(m.model.layers)
+    r = s[f'model.layers.{L - 1}.residual_mlp'][b, p].double()
+    scale = torch.rsqrt(r.pow(2).mean() + m.model.norm.variance_epsilon)
+    w = m.model.norm.weight.detach().double()
+    comps = []
+
+    def add(name, c):
+        comps.append({'name': name, 'value': float((c.detach().double() * scale * w * u).sum())})
+    add('model.embed_tokens', s['inputs_embeds'][b, p])
+    for i in range(L):
+        layer = f'model.layers.{i}.'
+        y = s[layer + 'self_attn.attn_output'][b, p].double()
+        o = m.model.layers[i].self_attn.o_proj
+        D = m.model.layers[i].self_attn.head_dim
+        H = y.shape[0] // D
+        Wo = o.weight.detach().double()
+        for h in range(H):
+            add(f'{layer}self_attn.head.{h}', Wo[:, h * D:(h + 1) * D] @ y[h * D:(h + 1) * D])
+        if o.bias is not None:
+            add(f'{layer}self_attn.o_proj.bias', o.bias)
+        add(f'{layer}mlp', s[layer + 'mlp.down_proj'][b, p])
+    return comps
+
+
 def logit_attribution(sc, a):
     """GPT's final residual stream at (batch, position) split into its components, each through
-    ln_f's scale with the actual residual's statistics and the unembedding (float64)."""
+    ln_f's scale with the actual residual's statistics and the unembedding (float64); Llama's
+    through model.norm's (llama_attribution)."""
     m, logits, steps, _ = forward(sc)
     s = dict(steps)
     b, T = a.get('batch', 0), logits.shape[1]
     p = a['position'] + T if a['position'] < 0 else a['position']
     W = m.lm_head.weight.detach().double()
     u = W[a['token']] - (W[a['wrong']] if 'wrong' in a else 0)
+    row = logits[b, p]
+    total = float(row[a['token']] - (row[a['wrong']] if 'wrong' in a else 0))
+    if sc['module'] == 'Llama':
+        return {'total': total, 'components': llama_attribution(m, s, b, p, u)}
     L = m.config.n_layer
     r = s[f'transformer.h.{L - 1}.x_mlp'][b, p].double()
     sigma = torch.sqrt(r.var(unbiased=False) + 1e-5)
@@ -173,9 +205,7 @@ def logit_attribution(sc, a):
         add(f'{blk}mlp', s[blk + 'mlp.c_proj'][b, p])
     if m.transformer.ln_f.bias is not None:
         comps.append({'name': 'transformer.ln_f.bias', 'value': float((m.transformer.ln_f.bias.detach().double() * u).sum())})
-    row = logits[b, p]
-    total = row[a['token']] - (row[a['wrong']] if 'wrong' in a else 0)
-    return {'total': float(total), 'components': comps}
+    return {'total': total, 'components': comps}
 
 
 def expected(sc):

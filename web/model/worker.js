@@ -15,11 +15,11 @@
 //       answers 'ran' {ids, pieces, T, layers, heads, maps (Float32Array [layer][head][T][T]),
 //       next: [{id, piece, prob}] (the five likeliest tokens after the last), ms}
 //   {type: 'generate', text, n}
-//       n greedy tokens after the text, each one forward of the sentence so far: 'generated'
-//       {ids, pieces (the new tokens'), text (the whole), ms}
+//       n greedy tokens after the text (the prompt's forward, then one decode step per token on the
+//       KV cache): 'generated' {ids, pieces (the new tokens'), text (the whole), ms}
 // Worker -> page: {type: 'progress', id, phase, file, loaded, total, bytesPerSecond, secondsLeft}
 // while opening; the answers; or {type: 'error', id, message, field, name}.
-import { pretrainedPlan, reserveHeap, streamedWeights } from '../../bindings/pretrained.mjs';
+import { pretrainedPlan, reserveHeap, sessionGenerator, streamedWeights } from '../../bindings/pretrained.mjs';
 import { loadTokenizer } from '../../bindings/tokenizer.mjs';
 import { errorMessage, inOrder, loadWorkerCore, serve } from '../app/worker-host.js';
 import { bytesSource, fileSource, openFolder, urlSource } from './loader.js';
@@ -103,7 +103,9 @@ export function createModelController({ post, loadCore = () => loadWorkerCore(),
       input = core.modules().find((m) => m.id === listed.module).inputs[0].name;
       // the heap grown once for the weights and a sentence's activations (see HEADROOM)
       reserveHeap(core, core.heapUsed() + pretrainedPlan(core, { label, files, sizes }).f32_bytes + HEADROOM);
-      session = core.trainer({ pretrained: label, inputs: [{ name: input, shape: [1, 1], data: [0] }] }, { files: given, sizes });
+      // greedy generation with the KV cache on the same module (the page's Continue)
+      session = core.trainer({ pretrained: label, inputs: [{ name: input, shape: [1, 1], data: [0] }], generate: { max_new_tokens: MAX_TOKENS, temperature: 0 } },
+        { files: given, sizes });
       return streamedWeights(session);
     };
     try {
@@ -142,14 +144,18 @@ export function createModelController({ post, loadCore = () => loadWorkerCore(),
       post({ type: 'ran', id, ids, pieces: model.tokenizer.pieces(ids), T, layers, heads, maps, next, ms: now() - t0 }, [maps.buffer]);
     } else if (msg.type === 'generate') {
       const t0 = now();
-      const ids = tokens(msg.text);
-      const first = ids.length;
-      const n = Math.max(0, Math.min(msg.n, Math.min(MAX_TOKENS, model.info.block) - first));
-      for (let i = 0; i < n; i++) {
-        const r = forward(ids);
-        const logits = r.outputs[0].data.subarray((ids.length - 1) * model.info.vocab, ids.length * model.info.vocab);
-        ids.push(softmaxTop(logits, 1)[0].id);
+      const prompt = tokens(msg.text);
+      const n = Math.max(0, Math.min(msg.n, Math.min(MAX_TOKENS, model.info.block) - prompt.length));
+      model.session.setInput(model.input, Float32Array.from(prompt), [1, prompt.length]);
+      const gen = sessionGenerator(model.session, Math.max(1, n));
+      let ids;
+      try {
+        for (let i = 0; i < n; i++) gen.next();   // the prompt's forward, then one decode step per token on the KV cache
+        ids = gen.ids[0];
+      } finally {
+        gen.delete();
       }
+      const first = prompt.length;
       const added = ids.slice(first);
       post({ type: 'generated', id, ids: added, pieces: model.tokenizer.pieces(added),
         text: model.tokenizer.decode ? model.tokenizer.decode(ids) : model.tokenizer.pieces(ids).join(' '), ms: now() - t0 });

@@ -15,7 +15,6 @@ import { setAttr, setHidden, setText } from './dom-write.js';
 import { createHeatmap } from './heatmap.js';
 import { lazyDraw } from './lazy.js';
 import { paintsLast } from './paint-batch.js';
-import { createRopeDials } from './rope-dials.js';
 import { createValueTable } from './value-table.js';
 
 let uid = 0;
@@ -56,8 +55,7 @@ function buildCard(sc) {
   value.append(heatmap.element, table.element);
   const maps = el('div', 'step-maps');
   maps.append(value, grad.figure);
-  const rope = createRopeDials();
-  rope.element.hidden = true;
+  const rope = lazyRopeDials();
   const els = { root, index, name, codeButton, shape: el('p', 'shape'), change: el('p', 'change'), formulaCode, selectors: el('div', 'selectors'), heatmap, table, grad, maps, rope };
   root.append(header, els.shape, els.change, formula, els.selectors, maps, rope.element, exportMenu);
   return els;
@@ -173,6 +171,27 @@ function drawCard(sc) {
   els.table.update({ slice, rowLabels, colLabels, masked, caption: `${step.name}[${where}]`, corner: `${rowDim} \\ ${colDim}` });
   drawGrad(sc, { axes, at, where, rowLabels, colLabels, width });
   els.rope.update(ropeData(sc, at, rowLabels));
+}
+
+// The RoPE dials (rope-dials.js), loaded the first time a card shows a rope step (most modules have
+// none: the first view goes without them). Until then a hidden placeholder holds their place.
+function lazyRopeDials() {
+  const slot = document.createElement('div');
+  slot.hidden = true;
+  let real = null, loading = null, latest = null;
+  const call = (kind, d) => {
+    if (real) return real[kind](d);
+    if (!d && !loading) return undefined;   // no rope step, nothing loaded: nothing to show
+    latest = { kind, d };
+    loading ??= import('./rope-dials.js').then((m) => {
+      real = m.createRopeDials();
+      slot.replaceWith(real.element);
+      real.prepare(latest.d);
+      if (latest.kind === 'update') real.update(latest.d);
+    });
+    return undefined;
+  };
+  return { element: slot, prepare: (d) => call('prepare', d), update: (d) => call('update', d) };
 }
 
 // A rope step (q_rot, k_rot): its pairs as rotations (rope-dials.js) for the batch item and head
