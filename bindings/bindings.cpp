@@ -261,6 +261,7 @@ class Trainer : public Failure {
     });
   }
   bool finishWeights() { return guard([&] { session_->finish_weights(); }); }
+  bool setInterventions(const std::string& list) { return guard([&] { session_->set_interventions(list); }); }
   // Token by token from the current ids input on this trainer's module (its scenario's "generate"
   // spec, at most maxNew tokens; the KV cache as the spec says): a Generation that borrows the
   // module, to be deleted before the trainer. nullptr after an error (error() says it).
@@ -443,6 +444,7 @@ EMSCRIPTEN_BINDINGS(attention) {
       .function("writeWeights", &Trainer::writeWeights)
       .function("finishWeights", &Trainer::finishWeights)
       .function("generator", &Trainer::generator, allow_raw_pointers())
+      .function("setInterventions", &Trainer::setInterventions)
 #endif
       ;
   function("modulesJson", &attn::modules_json);

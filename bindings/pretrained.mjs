@@ -43,6 +43,12 @@ export function streamedWeights(trainer) {
   };
 }
 
+// The interventions of a trainer's next forwards and generations (core/SCENARIO.md,
+// "Interpretability"): [{step, head?, position?, batch?, set}], checked as the scenario's field; [] none.
+export function setInterventions(trainer, list) {
+  if (!trainer._t.setInterventions(JSON.stringify(list))) throwIfFailed(trainer._t);
+}
+
 // Token by token on a trainer's own module, from its current ids input (trainer.setInput): a
 // trainer built with "generate" in its scenario (its temperature, top_k, top_p, cache), at most
 // maxNew tokens. The generation borrows the module: delete() it before the trainer.

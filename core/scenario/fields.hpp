@@ -18,5 +18,7 @@ void check_keys(const json& j, const std::string& where, std::initializer_list<c
 // attribution_patching, logit_lens, logit_attribution, checked against the module and the rest
 // of the scenario.
 void parse_interp(const json& j, const ModuleInfo& info, Scenario& s);
+// s.interventions replaced by the JSON list `text` (checked as the scenario's field is).
+void parse_interventions(const std::string& text, Scenario& s);
 
 }  // namespace attn

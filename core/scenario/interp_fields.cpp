@@ -133,26 +133,29 @@ LogitAttributionSpec parse_logit_attribution(const json& a, const ModuleInfo& in
   return s;
 }
 
+// "interventions": a list, each checked, and against the rest of the scenario.
+void parse_interventions_list(const json& list, Scenario& s) {
+  if (!list.is_array()) fail_at("interventions", "scenario.interventions must be a list of {\"step\", \"head\"?, \"position\"?, \"batch\"?, \"set\"}");
+  s.interventions.clear();
+  for (size_t k = 0; k < list.size(); ++k) s.interventions.push_back(parse_intervention(list[k], k));
+  if (s.optimize && !s.interventions.empty())
+    fail_at("interventions", "scenario.interventions cannot be combined with optimize: an intervention changes one forward, "
+            "training changes the weights (ask for grads to see the gradients under it)");
+  for (size_t k = 0; k < s.interventions.size() && s.generate && s.generation.cache; ++k) {
+    const Intervention& iv = s.interventions[k];
+    const std::string at = "interventions." + std::to_string(k), said = "interventions[" + std::to_string(k) + "]";
+    if (iv.set == Intervention::Set::mean)
+      fail_at(at + ".set", said, ".set \"mean\" with generate needs \"cache\": false: the mean over positions changes as the "
+              "sequence grows, and a KV cache keeps the keys and values of the old one");
+    if (iv.position != Attrs::kAll && iv.position < 0)
+      fail_at(at + ".position", said, ".position (", iv.position, ") counts from the end, which moves at each new token: with generate "
+              "and a KV cache the cached keys and values keep the old one; give a position from the start, or \"cache\": false");
+  }
+}
+
 // The fields themselves, in a build that has them (base/build.hpp).
 void parse_fields(const json& j, const ModuleInfo& info, Scenario& s) {
-  if (j.contains("interventions")) {
-    const json& list = j["interventions"];
-    if (!list.is_array()) fail_at("interventions", "scenario.interventions must be a list of {\"step\", \"head\"?, \"position\"?, \"batch\"?, \"set\"}");
-    for (size_t k = 0; k < list.size(); ++k) s.interventions.push_back(parse_intervention(list[k], k));
-    if (s.optimize && !s.interventions.empty())
-      fail_at("interventions", "scenario.interventions cannot be combined with optimize: an intervention changes one forward, "
-              "training changes the weights (ask for grads to see the gradients under it)");
-    for (size_t k = 0; k < s.interventions.size() && s.generate && s.generation.cache; ++k) {
-      const Intervention& iv = s.interventions[k];
-      const std::string at = "interventions." + std::to_string(k), said = "interventions[" + std::to_string(k) + "]";
-      if (iv.set == Intervention::Set::mean)
-        fail_at(at + ".set", said, ".set \"mean\" with generate needs \"cache\": false: the mean over positions changes as the "
-                "sequence grows, and a KV cache keeps the keys and values of the old one");
-      if (iv.position != Attrs::kAll && iv.position < 0)
-        fail_at(at + ".position", said, ".position (", iv.position, ") counts from the end, which moves at each new token: with generate "
-                "and a KV cache the cached keys and values keep the old one; give a position from the start, or \"cache\": false");
-    }
-  }
+  if (j.contains("interventions")) parse_interventions_list(j["interventions"], s);
   if (j.contains("patching")) {
     s.patch = parse_patching(j["patching"], "patching", info);
     s.patching = true;
@@ -180,6 +183,20 @@ void parse_fields(const json& j, const ModuleInfo& info, Scenario& s) {
 }
 
 }  // namespace
+
+void parse_interventions(const std::string& text, Scenario& s) {
+  if constexpr (kInterp) {
+    json j;
+    try {
+      j = json::parse(text);
+    } catch (const json::exception& e) {
+      fail_at("interventions", "interventions are not valid JSON: ", e.what());
+    }
+    parse_interventions_list(j, s);
+  } else {
+    fail_at("interventions", "interventions need the full core: load it with loadAttention({fast: true})");
+  }
+}
 
 void parse_interp(const json& j, const ModuleInfo& info, Scenario& s) {
   if constexpr (kInterp) {

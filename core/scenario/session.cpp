@@ -6,6 +6,7 @@
 #include "base/error.hpp"
 #include "base/safetensors.hpp"
 #include "math/ops.hpp"
+#include "scenario/fields.hpp"
 #include "tape/graph.hpp"
 
 namespace attn {
@@ -237,7 +238,15 @@ void Session::set_target(const Shape& shape, const float* data) {
   std::copy(data, data + target_.numel(), target_.data());
 }
 
+void Session::set_interventions(const std::string& json_list) {
+  Scenario next;  // what the interventions are checked against: generation with its cache, training
+  next.generate = s_.generate, next.generation = s_.generation, next.optimize = s_.optimize;
+  parse_interventions(json_list, next);
+  s_.interventions = std::move(next.interventions);
+}
+
 // A forward with the scenario's interventions (every step named, so every one is reachable).
+
 void Session::intervene_in(Context& ctx) const {
   if (kInterp && !s_.interventions.empty()) ctx.interventions = &s_.interventions;
 }

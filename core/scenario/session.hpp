@@ -39,6 +39,10 @@ class Session {
   const StreamedWeights* streamed() const { return s_.streamed.get(); }  // null: not planned from headers
 #endif
 
+  // The interventions of the next forwards and generations (SCENARIO.md, "Interpretability"): a JSON
+  // list, checked as the scenario's field; "[]" removes them.
+  void set_interventions(const std::string& json_list);
+
   const ParamList& params() const { return trainer_->params(); }
   const std::vector<Tensor>& grads() const { return trainer_->grads(); }
   int64_t steps_done() const { return trainer_->steps_done(); }

@@ -2,7 +2,8 @@
 // PyTorch wrote (tests/fixtures/pretrained/) served by the page's own server: the link's
 // `pretrained` address opens a Llama folder (its tokenizer.json cuts the sentence; a tile per layer
 // x head; each head's map equal to the core's run of the same folder under Node; a tile opens its
-// head large; axe finds no WCAG 2.1 AA violation); a throttled download shows bytes, speed and time left and completes; cancel leaves the
+// head large; axe finds no WCAG 2.1 AA violation; a head switched off moves the next token's
+// probabilities and switching it on again restores them); a throttled download shows bytes, speed and time left and completes; cancel leaves the
 // open model and the page usable; a truncated file, a wrong dtype, a missing tensor, a config.json
 // that disagrees with the weights and a shard index naming a file outside the folder each give the
 // core's message, the open model staying; a sharded BF16 folder without a tokenizer takes token ids;
@@ -140,6 +141,17 @@ test('a link opens a Llama folder: its tokenizer, a tile per layer x head, maps 
   assert.match(await page.getByTestId('model-head-title').textContent(), /Layer 1, head 2/);
   assert.match(await page.evaluate(() => window.playground.link()), /pthead=1\.2/);
   await audit(page, '"Open a model" with a head open');
+  // heads switched off: the next token's probabilities move; the link keeps them; every head on again restores them
+  const next0 = (await model(page)).next;
+  await page.getByTestId('model-ablate-mode').click();
+  await page.locator('[data-testid="model-tile"][data-layer="0"][data-head="1"]').click();
+  await page.waitForFunction(() => window.playground.model().ablated.length === 1);
+  assert.equal(await page.locator('[data-testid="model-tile"][data-layer="0"][data-head="1"]').getAttribute('data-off'), 'true');
+  assert.notDeepEqual((await model(page)).next, next0);
+  assert.match(await page.evaluate(() => window.playground.link()), /ptablate=0\.1/);
+  await page.getByTestId('model-ablate-reset').click();
+  await page.waitForFunction(() => window.playground.model().ablated.length === 0);
+  assert.deepEqual((await model(page)).next, next0);
   await page.getByTestId('model-generate').click();
   await page.waitForFunction(() => window.playground.model().generated !== null);
   assert.equal((await model(page)).generated.ids.length, 16);

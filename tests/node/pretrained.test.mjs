@@ -8,7 +8,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { test } from 'node:test';
 import { loadAttention } from '../../bindings/attention.mjs';
-import { pretrainedPlan } from '../../bindings/pretrained.mjs';
+import { pretrainedPlan, setInterventions } from '../../bindings/pretrained.mjs';
 import { checkResult } from './fixtures.mjs';
 
 const dir = new URL('../fixtures/pretrained/', import.meta.url);
@@ -119,7 +119,17 @@ test('the "Open a model" worker: weights streamed into the module, the same numb
   }
   const good = Object.fromEntries(Object.entries(folder('llama_gqa_f32')).map(([k, v]) => [k, new Uint8Array(v)]));
   await ask({ type: 'open', id: 4, source: { label: 'llama', bytes: good } });
+  // heads switched off: the core's interventions on the open module, as a run of the folder with them
+  const ablate = [[0, 1], [1, 3]];
+  const off = await ask({ type: 'run', id: 8, text: 'the cat sat', ablate });
+  const interventions = ablate.map(([l, h]) => ({ step: `model.layers.${l}.self_attn.attn_output_heads`, head: h, set: 'zero' }));
+  const scenario = { pretrained: 'llama', inputs: [{ name: 'input_ids', shape: [1, off.T], data: off.ids }], interventions };
+  const ref = core.run(scenario, { files: good });
+  assert.deepEqual(Array.from(off.maps), Array.from(ref.outputs.find((o) => o.name === 'attention_weights').data), 'maps with heads off');
+  const offGen = await ask({ type: 'generate', id: 9, text: 'the cat sat', n: 4, ablate });
+  assert.deepEqual(offGen.ids, core.run({ ...scenario, generate: { max_new_tokens: 4, temperature: 0 } }, { files: good }).ids[0].slice(off.T));
   const before = await ask({ type: 'run', id: 5, text: 'the cat sat' });
+  assert.notDeepEqual(before.next, off.next, 'switching heads off changes the next token\'s distribution');
   const config = JSON.parse(new TextDecoder().decode(good['config.json']));
   for (const [lie, says] of [[{ 'config.json': JSON.stringify({ ...config, intermediate_size: 64 }) }, /needs \[32, 64\]: config.json disagrees/],
     [{ 'config.json': '{"model_type": "bert"}' }, /model_type 'bert' is not supported/],
@@ -130,5 +140,27 @@ test('the "Open a model" worker: weights streamed into the module, the same numb
     assert.match(refused.message, says);
     const again = await ask({ type: 'run', id: 7, text: 'the cat sat' });
     assert.deepEqual(Array.from(again.maps), Array.from(before.maps), 'the open model stays');
+  }
+});
+
+// A trainer's interventions set between forwards (bindings/pretrained.mjs setInterventions): checked
+// as the scenario's field, applied to the next forward, removed by [].
+test('setInterventions changes the next forward, is checked as the field, and [] removes it', () => {
+  const files = folder('llama_gqa_f32');
+  const ids = [1, 9, 33, 4, 27];
+  const tr = core.trainer({ pretrained: 'l', inputs: [{ name: 'input_ids', shape: [1, 5], data: ids }] }, { files });
+  try {
+    const plain = tr.forward({ trace: false }).outputs[0].data;
+    const list = [{ step: 'model.layers.1.self_attn.attn_output_heads', head: 2, set: 'zero' }];
+    setInterventions(tr, list);
+    const off = tr.forward({ trace: false }).outputs[0].data;
+    const ref = core.run({ pretrained: 'l', inputs: [{ name: 'input_ids', shape: [1, 5], data: ids }], interventions: list }, { files }).outputs[0].data;
+    assert.deepEqual(Array.from(off), Array.from(ref));
+    assert.notDeepEqual(Array.from(off), Array.from(plain));
+    assert.throws(() => setInterventions(tr, [{ head: 1, set: 'zero' }]), (e) => /step/.test(e.message) && e.field.startsWith('interventions'));
+    setInterventions(tr, []);
+    assert.deepEqual(Array.from(tr.forward({ trace: false }).outputs[0].data), Array.from(plain));
+  } finally {
+    tr.delete();
   }
 });

@@ -15,7 +15,7 @@ import { fileURLToPath } from 'node:url';
 const web = fileURLToPath(new URL('../../web/', import.meta.url));
 const MAX_LINES = 90;
 // The folders of the page's scripts other than its views: the shell and each mode's.
-const SCRIPT_DIRS = ['', 'app', 'playground', 'train', 'generate'];
+const SCRIPT_DIRS = ['', 'app', 'playground', 'train', 'generate', 'lab', 'model'];
 const scripts = () => SCRIPT_DIRS.flatMap((d) => jsFiles(join(web, d), { recurse: false }));
 // The WebGPU path and the backend card are another engineer's (docs/webgpu.md); they keep the
 // regex rule, and their own length budget.

@@ -9,7 +9,8 @@ import { readSafetensorsHeader } from '../train/safetensors.js';
 import { heldOutSet, getTask, nextTokenInputs } from '../train/tasks.js';
 import { PATTERNS } from '../train/patterns.js';
 import { fillSection } from '../views/lab-section.js';
-import { createLabBars, createLabGrid, createLabHeads, createLabLens } from '../views/lab-views.js';
+import { fillOptions } from '../views/dom-write.js';
+import { createLabBars, createLabGrid, createLabHeads, createLabLens, fillTerms } from '../views/lab-views.js';
 import { formatAblate, parseAblate, patchingGrid, proposeCorruption, rankHeads, sequenceIds, sequenceText } from './lab.js';
 
 const locale = addLocale({ en: labEn, zh: () => import('../locales/lab.zh.js').then((m) => m.labZh) });
@@ -151,13 +152,7 @@ function drawMetric(L) {
     ['lab.predicted', tok(L.model.task, m.predicted)],
     ['lab.time', t('lab.ms', { ms: (L.latencyMs ?? m.ms).toFixed(1) })],
   ];
-  el.replaceChildren(...rows.flatMap(([key, text]) => {
-    const dt = document.createElement('dt');
-    dt.textContent = t(key, { n: HELDOUT });
-    const dd = document.createElement('dd');
-    dd.textContent = text;
-    return [dt, dd];
-  }));
+  fillTerms(el, rows.map(([key, text]) => [t(key, { n: HELDOUT }), text]));
   Object.assign(el.dataset, { accuracy: String(m.accuracy), baseline: String(b.accuracy), loss: String(m.loss), prob: String(m.prob ?? '') });
 }
 
@@ -220,11 +215,8 @@ function draw(L) {
   const inputs = L.inputs;
   if (inputs && document.activeElement !== L.els.corrupted) L.els.corrupted.value = inputs.corruptText;
   if (inputs) {
-    const options = Array.from({ length: inputs.T }, (_, i) => [String(i === inputs.T - 1 ? -1 : i), `${i}: ${tok(m.task, inputs.clean[i])} → ${tok(m.task, inputs.clean[i + 1])}`]);
-    if (L.els.pos.dataset.options !== JSON.stringify(options)) {
-      L.els.pos.replaceChildren(...options.map(([v, text]) => Object.assign(document.createElement('option'), { value: v, textContent: text })));
-      L.els.pos.dataset.options = JSON.stringify(options);
-    }
+    fillOptions(L.els.pos, Array.from({ length: inputs.T }, (_, i) => ({ value: String(i === inputs.T - 1 ? -1 : i),
+      text: `${i}: ${tok(m.task, inputs.clean[i])} → ${tok(m.task, inputs.clean[i + 1])}` })));
     L.els.pos.value = String(inputs.pos === inputs.T - 1 ? -1 : inputs.pos);
     L.els.answer.textContent = t('lab.answer', { token: tok(m.task, inputs.token), wrong: tok(m.task, inputs.wrong) });
   }

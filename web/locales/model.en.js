@@ -37,4 +37,8 @@ export const modelEn = {
   'hub.layerN': 'Layer {l}',
   'hub.headShort': '{layer}.{head}',
   'hub.headLabel': '{layer}.{head}: layer {layer}, head {head}, open it',
+  'hub.headOffLabel': '{layer}.{head}: layer {layer}, head {head}, switched off',
+  'hub.ablateMode': 'Switch heads off: a press switches a head off or on',
+  'hub.ablateReset': 'Switch every head on',
+  'hub.badHead': 'ptablate: "{item}" is not a head of this model (layer.head, layers 0 to {layer}, heads 0 to {head})',
 };

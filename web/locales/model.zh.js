@@ -36,4 +36,8 @@ export const modelZh = {
   'hub.layerN': '第 {l} 层',
   'hub.headShort': '{layer}.{head} 头',
   'hub.headLabel': '{layer}.{head} 头：第 {layer} 层第 {head} 个头，打开',
+  'hub.headOffLabel': '{layer}.{head} 头：第 {layer} 层第 {head} 个头，已关闭',
+  'hub.ablateMode': '关闭注意力头：点击一个头即可关闭或重新打开',
+  'hub.ablateReset': '重新打开所有头',
+  'hub.badHead': 'ptablate："{item}" 不是此模型的头（层.头，层 0 到 {layer}，头 0 到 {head}）',
 };

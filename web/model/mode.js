@@ -8,7 +8,8 @@ import { scaleFor } from '../colors.js';
 import { addLocale, t, translatePage } from '../i18n.js';
 import { modelEn } from '../locales/model.en.js';
 import { createHeatmap } from '../views/heatmap.js';
-import { paintMap } from '../views/lab-views.js';
+import { fillTerms } from '../views/lab-views.js';
+import { createModelGrid } from '../views/model-views.js';
 import { fillSection } from '../views/model-section.js';
 import { createChips } from '../views/tokens.js';
 import { droppedFiles } from './loader.js';
@@ -80,14 +81,26 @@ function refreshRun(M) {
 const defaultSentence = (M) => (M.info?.tokenizer ? DEFAULT_SENTENCE : Array.from({ length: Math.min(8, M.info?.vocab ?? 8) }, (_, i) => i).join(' '));
 const sentence = (M) => M.page.state.pttext || defaultSentence(M);
 
+// The state's switched-off heads as [[layer, head]], each a head of the open model, or an Error.
+function ablated(M) {
+  const { layers, heads } = M.info;
+  return (M.page.state.ptablate || '').split(',').filter(Boolean).map((item) => {
+    const [l, h] = item.split('.').map(Number);
+    if (!(Number.isInteger(l) && Number.isInteger(h) && l >= 0 && l < layers && h >= 0 && h < heads && /^\d+\.\d+$/.test(item)))
+      throw Object.assign(new Error(t('hub.badHead', { item, layer: layers - 1, head: heads - 1 })), { field: 'ptablate' });
+    return [l, h];
+  });
+}
+
 async function run(M) {
   if (!M.info) return;
   const text = sentence(M);
-  if (M.result?.text === text && M.result.label === M.info.label) return;
+  const key = `${M.info.label}|${text}|${M.page.state.ptablate}`;
+  if (M.result?.key === key) return;
   M.runError = null;
   try {
-    const r = await ask(M, { type: 'run', text });
-    M.result = { ...r, text, label: M.info.label };
+    const r = await ask(M, { type: 'run', text, ablate: ablated(M) });
+    M.result = { ...r, text, key, ablate: ablated(M) };
   } catch (e) {
     M.runError = e;
   }
@@ -97,7 +110,7 @@ async function generate(M) {
   if (!M.info) return;
   M.els.generate.disabled = true;
   try {
-    M.generated = await ask(M, { type: 'generate', text: sentence(M), n: GENERATE });
+    M.generated = await ask(M, { type: 'generate', text: sentence(M), n: GENERATE, ablate: ablated(M) });
   } catch (e) {
     M.runError = e;
   }
@@ -135,53 +148,8 @@ function drawCard(M) {
     ['hub.card.memory', `${MB(i.f32_bytes)} MB`],
     ['hub.card.tokenizer', i.tokenizer ?? t('hub.card.noTokenizer')],
   ];
-  el.replaceChildren(...rows.flatMap(([key, text]) => [
-    Object.assign(document.createElement('dt'), { textContent: t(key) }),
-    Object.assign(document.createElement('dd'), { textContent: text }),
-  ]));
+  fillTerms(el, rows.map(([key, text]) => [t(key), text]));
   Object.assign(el.dataset, { module: i.module, layers: String(i.layers), heads: String(i.heads) });
-}
-
-// The layers x heads tiles (buttons, each a T x T map), rebuilt when the shape changes.
-function drawGrid(M) {
-  const r = M.result, root = M.els.grid;
-  if (!r) { root.replaceChildren(); M.tiles = null; return; }
-  const { layers: L, heads: H, T, maps } = r;
-  if (!M.tiles || M.tiles.key !== `${L}x${H}`) {
-    root.replaceChildren();
-    root.style.setProperty('--lab-heads', String(H));
-    M.tiles = { key: `${L}x${H}`, list: [] };
-    for (let l = 0; l < L; l++) {
-      const row = document.createElement('div');
-      row.className = 'lab-layer';
-      row.setAttribute('role', 'group');
-      const name = Object.assign(document.createElement('span'), { className: 'lab-layer-name' });
-      row.append(name);
-      for (let h = 0; h < H; h++) {
-        const button = Object.assign(document.createElement('button'), { type: 'button', className: 'lab-head' });
-        Object.assign(button.dataset, { testid: 'model-tile', layer: String(l), head: String(h) });
-        const canvas = document.createElement('canvas');
-        canvas.setAttribute('aria-hidden', 'true');
-        const caption = Object.assign(document.createElement('span'), { className: 'lab-head-name' });
-        button.append(canvas, caption);
-        button.addEventListener('click', () => { M.page.set({ pthead: `${l}.${h}` }, { from: 'model' }); draw(M); });
-        row.append(button);
-        M.tiles.list.push({ l, h, button, canvas, caption });
-      }
-      root.append(row);
-    }
-  }
-  const open = M.page.state.pthead;
-  [...root.children].forEach((row, l) => {
-    row.firstChild.textContent = t('hub.layerN', { l });
-    row.setAttribute('aria-label', t('hub.layerN', { l }));
-  });
-  for (const tile of M.tiles.list) {
-    paintMap(tile.canvas, maps.subarray((tile.l * H + tile.h) * T * T, (tile.l * H + tile.h + 1) * T * T), T);
-    tile.caption.textContent = t('hub.headShort', { layer: tile.l, head: tile.h });
-    tile.button.setAttribute('aria-label', t('hub.headLabel', { layer: tile.l, head: tile.h }));
-    tile.button.setAttribute('aria-pressed', String(open === `${tile.l}.${tile.h}`));
-  }
 }
 
 function drawHead(M) {
@@ -215,7 +183,8 @@ function draw(M) {
   M.els.next.textContent = r ? t('hub.next', { list: r.next.map((x) => `"${x.piece}" ${x.prob.toFixed(3)}`).join(', '), ms: r.ms.toFixed(0) }) : '';
   M.els.generate.disabled = !M.info;
   M.els.generated.textContent = M.generated ? `${t('hub.generated', { ms: M.generated.ms.toFixed(0) })} ${M.generated.text}` : '';
-  drawGrid(M);
+  M.grid.update(r && { layers: r.layers, heads: r.heads, T: r.T, maps: r.maps, open: M.page.state.pthead, off: new Set(r.ablate.map(([l, h]) => `${l}.${h}`)) });
+  M.els.ablateMode.setAttribute('aria-pressed', String(M.ablateMode));
   drawHead(M);
 }
 
@@ -250,6 +219,22 @@ function wire(M) {
     refreshRun(M);
   });
   els.generate.addEventListener('click', () => generate(M));
+  els.ablateMode.addEventListener('click', () => { M.ablateMode = !M.ablateMode; draw(M); });
+  els.ablateReset.addEventListener('click', () => { M.page.set({ ptablate: '' }, { from: 'model' }); refreshRun(M); });
+}
+
+// A tile pressed: its head opened large, or (switching heads off) switched off or on again.
+function press(M, l, h) {
+  if (!M.ablateMode) {
+    M.page.set({ pthead: `${l}.${h}` }, { from: 'model' });
+    draw(M);
+    return;
+  }
+  const on = new Set((M.page.state.ptablate || '').split(',').filter(Boolean));
+  const key = `${l}.${h}`;
+  if (on.has(key)) on.delete(key); else on.add(key);
+  M.page.set({ ptablate: [...on].sort().join(',') }, { from: 'model' });
+  refreshRun(M);
 }
 
 function show(on) {
@@ -260,16 +245,18 @@ function show(on) {
 function build(page) {
   fillSection($('models'));
   const ids = ['url', 'urlOpen:url-open', 'cancel', 'files', 'folder', 'drop', 'progressBox:progress-box', 'progress', 'progressText:progress-text',
-    'status', 'error', 'card', 'text', 'tokens', 'next', 'generate', 'generated', 'grid', 'head', 'headTitle:h-model-head'];
+    'status', 'error', 'card', 'text', 'tokens', 'next', 'generate', 'generated', 'grid', 'head', 'headTitle:h-model-head',
+    'ablateMode:ablate-mode', 'ablateReset:ablate-reset'];
   const els = Object.fromEntries(ids.map((s) => {
     const [key, id = key] = s.split(':');
     return [key, $(id.startsWith('h-') ? id : `model-${id}`)];
   }));
-  const M = { page, els, open: false, ids: 0, pending: new Map(), chain: Promise.resolve(), info: null, result: null, opening: null, progress: null };
+  const M = { page, els, open: false, ids: 0, pending: new Map(), chain: Promise.resolve(), info: null, result: null, opening: null, progress: null, ablateMode: false };
   M.worker = new Worker(new URL('./worker.js', import.meta.url), { type: 'module' });
   M.worker.onmessage = (e) => onAnswer(M, e.data);
   M.chips = createChips(els.tokens);
   M.headView = createHeatmap({ className: 'attention' });
+  M.grid = createModelGrid(els.grid, { onPress: (l, h) => press(M, l, h) });
   els.head.append(M.headView.element);
   wire(M);
   return M;
@@ -292,7 +279,7 @@ export function start(page) {
   return {
     sync: (state, prev) => {
       if (state.pretrained && state.pretrained !== prev.pretrained && state.pretrained !== M.info?.url) open(M, { url: state.pretrained });
-      else if (state.pttext !== prev.pttext) refreshRun(M);
+      else if (state.pttext !== prev.pttext || state.ptablate !== prev.ptablate) refreshRun(M);
       else draw(M);
     },
     relabel: () => draw(M),
@@ -310,7 +297,7 @@ function summary(M) {
     parameters: M.info.parameters, f32_bytes: M.info.f32_bytes, tokenizer: M.info.tokenizer, buildMs: M.info.ms,
     text: r?.text ?? null, ids: r ? [...r.ids] : [], pieces: r ? [...r.pieces] : [], next: r ? r.next.map((x) => ({ ...x })) : [],
     generated: M.generated ? { ids: [...M.generated.ids], text: M.generated.text } : null,
-    heapBytes: M.info.heapBytes, loading: !!M.opening, error: (M.error ?? M.runError)?.message ?? null,
+    ablated: r ? r.ablate.map(([l, h]) => [l, h]) : [], heapBytes: M.info.heapBytes, loading: !!M.opening, error: (M.error ?? M.runError)?.message ?? null,
   };
 }
 

@@ -11,15 +11,15 @@
 //       one is built (and stays if it fails). Answers 'opened' {info: {label, model_type, module, config,
 //       layers, heads, kvHeads, parameters, f32_bytes, block, vocab, tokenizer, ms, heapBytes}}
 //   {type: 'cancel'}   the open under way stops (it answers an error named AbortError)
-//   {type: 'run', text}
+//   {type: 'run', text, ablate?: [[layer, head]] (heads switched off: their outputs zeroed)}
 //       answers 'ran' {ids, pieces, T, layers, heads, maps (Float32Array [layer][head][T][T]),
 //       next: [{id, piece, prob}] (the five likeliest tokens after the last), ms}
-//   {type: 'generate', text, n}
+//   {type: 'generate', text, n, ablate?}
 //       n greedy tokens after the text (the prompt's forward, then one decode step per token on the
 //       KV cache): 'generated' {ids, pieces (the new tokens'), text (the whole), ms}
 // Worker -> page: {type: 'progress', id, phase, file, loaded, total, bytesPerSecond, secondsLeft}
 // while opening; the answers; or {type: 'error', id, message, field, name}.
-import { pretrainedPlan, reserveHeap, sessionGenerator, streamedWeights } from '../../bindings/pretrained.mjs';
+import { pretrainedPlan, reserveHeap, sessionGenerator, setInterventions, streamedWeights } from '../../bindings/pretrained.mjs';
 import { loadTokenizer } from '../../bindings/tokenizer.mjs';
 import { errorMessage, inOrder, loadWorkerCore, serve } from '../app/worker-host.js';
 import { bytesSource, fileSource, openFolder, urlSource } from './loader.js';
@@ -48,120 +48,132 @@ const idsTokenizer = {
   pieces: (ids) => ids.map((id) => `#${id}`),
 };
 
+// The sentence as ids, checked against the open model: some tokens, at most what the page draws, in the vocabulary.
+function tokens(model, text) {
+  if (!model) throw Object.assign(new Error('no model is open: open a folder or a URL first'), { field: 'pretrained' });
+  const ids = model.tokenizer.encode(text);
+  if (ids.length === 0) throw Object.assign(new Error(`the sentence "${text}" gives no tokens`), { field: 'text' });
+  const max = Math.min(MAX_TOKENS, model.info.block);
+  if (ids.length > max) throw Object.assign(new Error(`the sentence has ${ids.length} tokens: the page draws at most ${max} (${model.info.block} fit the model, ${MAX_TOKENS} the page's maps)`), { field: 'text' });
+  const big = ids.find((id) => id >= model.info.vocab);
+  if (big !== undefined) throw Object.assign(new Error(`token id ${big} is past the model's vocabulary (${model.info.vocab} tokens, ids 0 to ${model.info.vocab - 1})`), { field: 'text' });
+  return ids;
+}
+
+function softmaxTop(logits, k) {
+  let max = -Infinity;
+  for (const v of logits) if (v > max) max = v;
+  let sum = 0;
+  for (const v of logits) sum += Math.exp(v - max);
+  const order = Array.from(logits.keys()).sort((a, b) => logits[b] - logits[a]).slice(0, k);
+  return order.map((id) => ({ id, prob: Math.exp(logits[id] - max) / sum }));
+}
+
+// A folder into a new session {info, session, tokenizer, input} (a refused or cancelled one frees its module).
+async function openModel(core, msg, { signal, post, now }) {
+  const t0 = now(), src = msg.source;
+  const source = src.url ? urlSource(src.url, src.base, signal) : src.files ? fileSource(src.files) : bytesSource(src.label, src.bytes);
+  let session = null, input = null, tokenizer = null;
+  const plan = (args) => pretrainedPlan(core, args);
+  // the tokenizer first (a broken tokenizer.json is said before the weights come), then the module
+  const build = async ({ label, files: given, sizes }) => {
+    const files = (name) => given[name] ?? null;
+    const listed = pretrainedPlan(core, { label, files, headers: false });
+    // GPT-2's own ranks (shipped with the page) for a gpt2 folder of GPT-2's vocabulary without tokenizer files
+    const ranks = listed.model_type === 'gpt2' && listed.config.vocab_size === 50257;
+    tokenizer = ranks || files('tokenizer.json') || (files('vocab.json') && files('merges.txt'))
+      ? await loadTokenizer(files, ranks ? 'gpt2' : listed.model_type) : idsTokenizer;
+    input = core.modules().find((m) => m.id === listed.module).inputs[0].name;
+    // the heap grown once for the weights and a sentence's activations (see HEADROOM)
+    reserveHeap(core, core.heapUsed() + pretrainedPlan(core, { label, files, sizes }).f32_bytes + HEADROOM);
+    // greedy generation with the KV cache on the same module (the page's Continue)
+    session = core.trainer({ pretrained: label, inputs: [{ name: input, shape: [1, 1], data: [0] }], generate: { max_new_tokens: MAX_TOKENS, temperature: 0 } },
+      { files: given, sizes });
+    return streamedWeights(session);
+  };
+  try {
+    const folder = await openFolder(source, { plan, build, signal, maxBytes: msg.maxBytes, onProgress: (p) => post({ type: 'progress', id: msg.id, ...p }) });
+    const info = { label: folder.label, model_type: folder.plan.model_type, module: folder.plan.module, config: folder.plan.config,
+      ...archOf(folder.plan.module, folder.plan.config), parameters: folder.plan.parameters, f32_bytes: folder.plan.f32_bytes,
+      tokenizer: tokenizer.kind, ms: now() - t0, heapBytes: core.heapBytes() };
+    const opened = { info, session, tokenizer, input };
+    session = null;
+    return opened;
+  } finally {
+    session?.delete();
+  }
+}
+
+// The heads switched off ([[layer, head]]: their outputs zeroed) in the model's next forwards.
+function switchOff(model, ablate = []) {
+  const key = JSON.stringify(ablate);
+  if (key === model.ablated) return;
+  const step = (l) => (model.info.module === 'GPT' ? `transformer.h.${l}.attn.y` : `model.layers.${l}.self_attn.attn_output_heads`);
+  setInterventions(model.session, ablate.map(([l, h]) => ({ step: step(l), head: h, set: 'zero' })));
+  model.ablated = key;
+}
+
+// The sentence through the model: 'ran' {ids, pieces, T, layers, heads, maps, next}.
+function runSentence(model, text, ablate) {
+  const ids = tokens(model, text);
+  switchOff(model, ablate);
+  model.session.setInput(model.input, Float32Array.from(ids), [1, ids.length]);
+  const r = model.session.forward({ trace: false });   // outputs: logits, then attention_weights [layer, 1, head, T, T]
+  const T = ids.length, { layers, heads, vocab } = model.info;
+  const maps = r.outputs.find((o) => o.name === 'attention_weights').data;
+  const next = softmaxTop(r.outputs[0].data.subarray((T - 1) * vocab, T * vocab), TOP).map((x) => ({ ...x, piece: model.tokenizer.pieces([x.id])[0] }));
+  return { ids, pieces: model.tokenizer.pieces(ids), T, layers, heads, maps, next };
+}
+
+// n greedy tokens after the sentence: the prompt's forward, then one decode step per token on the KV cache.
+function continueSentence(model, text, n, ablate) {
+  const prompt = tokens(model, text);
+  switchOff(model, ablate);
+  const count = Math.max(0, Math.min(n, Math.min(MAX_TOKENS, model.info.block) - prompt.length));
+  model.session.setInput(model.input, Float32Array.from(prompt), [1, prompt.length]);
+  const gen = sessionGenerator(model.session, Math.max(1, count));
+  let ids;
+  try {
+    for (let i = 0; i < count; i++) gen.next();
+    ids = gen.ids[0];
+  } finally {
+    gen.delete();
+  }
+  const added = ids.slice(prompt.length);
+  return { ids: added, pieces: model.tokenizer.pieces(added), text: model.tokenizer.decode ? model.tokenizer.decode(ids) : model.tokenizer.pieces(ids).join(' ') };
+}
+
 export function createModelController({ post, loadCore = () => loadWorkerCore(), now = () => performance.now() }) {
   let core = null, model = null, opening = null;   // model: {info, session, tokenizer, input}
 
-  function tokens(text) {
-    if (!model) throw Object.assign(new Error('no model is open: open a folder or a URL first'), { field: 'pretrained' });
-    const ids = model.tokenizer.encode(text);
-    if (ids.length === 0) throw Object.assign(new Error(`the sentence "${text}" gives no tokens`), { field: 'text' });
-    const max = Math.min(MAX_TOKENS, model.info.block);
-    if (ids.length > max) throw Object.assign(new Error(`the sentence has ${ids.length} tokens: the page draws at most ${max} (${model.info.block} fit the model, ${MAX_TOKENS} the page's maps)`), { field: 'text' });
-    const big = ids.find((id) => id >= model.info.vocab);
-    if (big !== undefined) throw Object.assign(new Error(`token id ${big} is past the model's vocabulary (${model.info.vocab} tokens, ids 0 to ${model.info.vocab - 1})`), { field: 'text' });
-    return ids;
+  async function answer(msg) {
+    const { id } = msg, t0 = now();
+    if (msg.type === 'open') {
+      const abort = new AbortController();
+      opening = abort;
+      try {
+        const opened = await openModel(core, msg, { signal: abort.signal, post, now });
+        model?.session.delete();   // the open model goes only once the new one is built
+        model = opened;
+        post({ type: 'opened', id, info: model.info });
+      } finally {
+        if (opening === abort) opening = null;
+      }
+    } else if (msg.type === 'run') {
+      const r = runSentence(model, msg.text, msg.ablate);
+      post({ type: 'ran', id, ...r, ms: now() - t0 }, [r.maps.buffer]);
+    } else if (msg.type === 'generate') {
+      post({ type: 'generated', id, ...continueSentence(model, msg.text, msg.n, msg.ablate), ms: now() - t0 });
+    }
   }
-
-  // The module on `ids`: its outputs (logits first, then attention_weights [layer, 1, head, T, T]).
-  function forward(ids) {
-    model.session.setInput(model.input, Float32Array.from(ids), [1, ids.length]);
-    return model.session.forward({ trace: false });
-  }
-
-  function softmaxTop(logits, k) {
-    let max = -Infinity;
-    for (const v of logits) if (v > max) max = v;
-    let sum = 0;
-    for (const v of logits) sum += Math.exp(v - max);
-    const order = Array.from(logits.keys()).sort((a, b) => logits[b] - logits[a]).slice(0, k);
-    return order.map((id) => ({ id, prob: Math.exp(logits[id] - max) / sum }));
-  }
-
-  async function dispatch(msg) {
+  const queued = inOrder(async (msg) => {
     try {
       core ??= await loadCore();
       await answer(msg);
     } catch (e) {
       post({ ...errorMessage(e), id: msg.id, name: e?.name ?? null });
     }
-  }
-
-  // The folder into a new session; the open model is replaced once this one is built.
-  async function openModel(msg, signal) {
-    const t0 = now(), src = msg.source;
-    const source = src.url ? urlSource(src.url, src.base, signal) : src.files ? fileSource(src.files) : bytesSource(src.label, src.bytes);
-    let session = null, input = null, tokenizer = null;
-    const plan = (args) => pretrainedPlan(core, args);
-    // the tokenizer first (a broken tokenizer.json is said before the weights come), then the module
-    const build = async ({ label, files: given, sizes }) => {
-      const files = (name) => given[name] ?? null;
-      const listed = pretrainedPlan(core, { label, files, headers: false });
-      // GPT-2's own ranks (shipped with the page) for a gpt2 folder of GPT-2's vocabulary without tokenizer files
-      const ranks = listed.model_type === 'gpt2' && listed.config.vocab_size === 50257;
-      tokenizer = ranks || files('tokenizer.json') || (files('vocab.json') && files('merges.txt'))
-        ? await loadTokenizer(files, ranks ? 'gpt2' : listed.model_type) : idsTokenizer;
-      input = core.modules().find((m) => m.id === listed.module).inputs[0].name;
-      // the heap grown once for the weights and a sentence's activations (see HEADROOM)
-      reserveHeap(core, core.heapUsed() + pretrainedPlan(core, { label, files, sizes }).f32_bytes + HEADROOM);
-      // greedy generation with the KV cache on the same module (the page's Continue)
-      session = core.trainer({ pretrained: label, inputs: [{ name: input, shape: [1, 1], data: [0] }], generate: { max_new_tokens: MAX_TOKENS, temperature: 0 } },
-        { files: given, sizes });
-      return streamedWeights(session);
-    };
-    try {
-      const folder = await openFolder(source, { plan, build, signal, maxBytes: msg.maxBytes, onProgress: (p) => post({ type: 'progress', id: msg.id, ...p }) });
-      const info = { label: folder.label, model_type: folder.plan.model_type, module: folder.plan.module, config: folder.plan.config,
-        ...archOf(folder.plan.module, folder.plan.config), parameters: folder.plan.parameters, f32_bytes: folder.plan.f32_bytes,
-        tokenizer: tokenizer.kind, ms: 0, heapBytes: core.heapBytes() };
-      model?.session.delete();
-      model = { info, session, tokenizer, input };
-      session = null;
-      info.ms = now() - t0;
-      return info;
-    } finally {
-      session?.delete();   // a folder refused (or cancelled) after its module was built
-    }
-  }
-
-  async function answer(msg) {
-    const { id } = msg;
-    if (msg.type === 'open') {
-      const abort = new AbortController();
-      opening = abort;
-      try {
-        post({ type: 'opened', id, info: await openModel(msg, abort.signal) });
-      } finally {
-        if (opening === abort) opening = null;
-      }
-    } else if (msg.type === 'run') {
-      const t0 = now();
-      const ids = tokens(msg.text);
-      const r = forward(ids);
-      const T = ids.length, { layers, heads } = model.info;
-      const logits = r.outputs[0].data.subarray((T - 1) * model.info.vocab, T * model.info.vocab);
-      const maps = r.outputs.find((o) => o.name === 'attention_weights').data;
-      const next = softmaxTop(logits, TOP).map((x) => ({ ...x, piece: model.tokenizer.pieces([x.id])[0] }));
-      post({ type: 'ran', id, ids, pieces: model.tokenizer.pieces(ids), T, layers, heads, maps, next, ms: now() - t0 }, [maps.buffer]);
-    } else if (msg.type === 'generate') {
-      const t0 = now();
-      const prompt = tokens(msg.text);
-      const n = Math.max(0, Math.min(msg.n, Math.min(MAX_TOKENS, model.info.block) - prompt.length));
-      model.session.setInput(model.input, Float32Array.from(prompt), [1, prompt.length]);
-      const gen = sessionGenerator(model.session, Math.max(1, n));
-      let ids;
-      try {
-        for (let i = 0; i < n; i++) gen.next();   // the prompt's forward, then one decode step per token on the KV cache
-        ids = gen.ids[0];
-      } finally {
-        gen.delete();
-      }
-      const first = prompt.length;
-      const added = ids.slice(first);
-      post({ type: 'generated', id, ids: added, pieces: model.tokenizer.pieces(added),
-        text: model.tokenizer.decode ? model.tokenizer.decode(ids) : model.tokenizer.pieces(ids).join(' '), ms: now() - t0 });
-    }
-  }
-  const queued = inOrder(dispatch, post);
+  }, post);
   // a cancel acts at once (the open it stops is the message under way); the rest in order
   return { handle: (msg) => (msg.type === 'cancel' ? opening?.abort() : queued(msg)) };
 }

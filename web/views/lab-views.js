@@ -13,6 +13,14 @@ import { CANVAS_OPTIONS } from './heatmap.js';
 const PATTERN_TEXT = { previous: 'lab.pattern.previous', self: 'lab.pattern.self', antiDiagonal: 'lab.pattern.antiDiagonal',
   induction: 'lab.pattern.induction', source: 'lab.pattern.source' };
 
+// A <dl>'s terms and their descriptions: [[term, text]], as text.
+export function fillTerms(dl, rows) {
+  dl.replaceChildren(...rows.flatMap(([term, text]) => [
+    Object.assign(document.createElement('dt'), { textContent: term }),
+    Object.assign(document.createElement('dd'), { textContent: text }),
+  ]));
+}
+
 // A T x T map (row-major) painted into a canvas of T x T pixels (scaled up by CSS), causal cells blank.
 export function paintMap(canvas, map, T) {
   canvas.width = canvas.height = T;

@@ -47,6 +47,10 @@ const MARKUP = `
     <div class="card" role="group" aria-labelledby="h-model-grid">
       <h3 id="h-model-grid" data-i18n="hub.gridHeading">Every layer and head</h3>
       <p class="hint" data-i18n="hub.gridHint">Each tile is one head's attention on the sentence (rows: queries, columns: keys). Press one to open it.</p>
+      <div class="train-buttons">
+        <button type="button" id="model-ablate-mode" data-testid="model-ablate-mode" aria-pressed="false" data-i18n="hub.ablateMode">Switch heads off: a press switches a head off or on</button>
+        <button type="button" id="model-ablate-reset" data-testid="model-ablate-reset" data-i18n="hub.ablateReset">Switch every head on</button>
+      </div>
       <div id="model-grid" class="lab-heads" data-testid="model-grid"></div>
     </div>
     <div class="card" role="group" aria-labelledby="h-model-head">

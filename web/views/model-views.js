@@ -1,0 +1,53 @@
+// "Open a model"'s views (model/mode.js draws them): the layers x heads tiles, each a button with a
+// small map of its head's attention on the sentence (the lab's tile styles). Data in, DOM out.
+import { t } from '../i18n.js';
+import { paintMap } from './lab-views.js';
+
+// update({layers, heads, T, maps (Float32Array [layer][head][T][T]), open: "layer.head" | '', off: Set of
+// "layer.head" switched off}); onPress(l, h).
+export function createModelGrid(root, { onPress }) {
+  let key = '', tiles = [];
+  function build(L, H) {
+    root.replaceChildren();
+    root.style.setProperty('--lab-heads', String(H));
+    tiles = [];
+    for (let l = 0; l < L; l++) {
+      const row = document.createElement('div');
+      row.className = 'lab-layer';
+      row.setAttribute('role', 'group');
+      row.append(Object.assign(document.createElement('span'), { className: 'lab-layer-name' }));
+      for (let h = 0; h < H; h++) {
+        const button = Object.assign(document.createElement('button'), { type: 'button', className: 'lab-head' });
+        Object.assign(button.dataset, { testid: 'model-tile', layer: String(l), head: String(h) });
+        const canvas = document.createElement('canvas');
+        canvas.setAttribute('aria-hidden', 'true');
+        const caption = Object.assign(document.createElement('span'), { className: 'lab-head-name' });
+        button.append(canvas, caption);
+        button.addEventListener('click', () => onPress(l, h));
+        row.append(button);
+        tiles.push({ l, h, button, canvas, caption });
+      }
+      root.append(row);
+    }
+  }
+  return {
+    update(d) {
+      if (!d) { root.replaceChildren(); key = ''; return; }
+      const { layers: L, heads: H, T, maps, open, off } = d;
+      if (key !== `${L}x${H}`) { build(L, H); key = `${L}x${H}`; }
+      [...root.children].forEach((row, l) => {
+        row.firstChild.textContent = t('hub.layerN', { l });
+        row.setAttribute('aria-label', t('hub.layerN', { l }));
+      });
+      for (const tile of tiles) {
+        paintMap(tile.canvas, maps.subarray((tile.l * H + tile.h) * T * T, (tile.l * H + tile.h + 1) * T * T), T);
+        tile.caption.textContent = t('hub.headShort', { layer: tile.l, head: tile.h });
+        const key = `${tile.l}.${tile.h}`;
+        tile.button.setAttribute('aria-label', t(off.has(key) ? 'hub.headOffLabel' : 'hub.headLabel', { layer: tile.l, head: tile.h }));
+        tile.button.setAttribute('aria-pressed', String(open === key));
+        tile.button.classList.toggle('off', off.has(key));
+        tile.button.dataset.off = String(off.has(key));
+      }
+    },
+  };
+}
