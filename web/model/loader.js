@@ -11,7 +11,8 @@
 //
 //   const source = urlSource(text, base) | fileSource([{file, path}]) | bytesSource(label, {name: bytes})
 //   await openFolder(source, {plan, build, onProgress, signal, maxBytes}) -> {label, small, plan, sink}
-// plan(args) is bindings/pretrained.mjs pretrainedPlan; build({label, files, sizes}) resolves to the sink the weights go
+// plan(args) is bindings/pretrained.mjs pretrainedPlan; build({label, files, sizes, plan}) (plan: the checked
+// one) resolves to the sink the weights go
 // into: {tensors: [{file, begin, end, dtype, count}], write(i, first, bytes), finish()}.
 // onProgress({phase: 'header' | 'weights', file, loaded, total, bytesPerSecond, secondsLeft}).
 
@@ -208,7 +209,7 @@ export async function openFolder(source, { plan, build, onProgress = () => {}, s
     }
     const files = { ...small, ...heads };
     const checked = plan({ label, files, sizes, headers: true, maxBytes });
-    const sink = await build({ label, files, sizes });
+    const sink = await build({ label, files, sizes, plan: checked });
     // the weights, chunk by chunk into the module
     const total = Object.values(sizes).reduce((a, b) => a + b, 0);
     const t0 = performance.now();

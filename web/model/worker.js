@@ -76,16 +76,15 @@ async function openModel(core, msg, { signal, post, now }) {
   let session = null, input = null, tokenizer = null;
   const plan = (args) => pretrainedPlan(core, args);
   // the tokenizer first (a broken tokenizer.json is said before the weights come), then the module
-  const build = async ({ label, files: given, sizes }) => {
+  const build = async ({ label, files: given, sizes, plan: listed }) => {
     const files = (name) => given[name] ?? null;
-    const listed = pretrainedPlan(core, { label, files, headers: false });
     // GPT-2's own ranks (shipped with the page) for a gpt2 folder of GPT-2's vocabulary without tokenizer files
     const ranks = listed.model_type === 'gpt2' && listed.config.vocab_size === 50257;
     tokenizer = ranks || files('tokenizer.json') || (files('vocab.json') && files('merges.txt'))
       ? await loadTokenizer(files, ranks ? 'gpt2' : listed.model_type) : idsTokenizer;
     input = core.modules().find((m) => m.id === listed.module).inputs[0].name;
     // the heap grown once for the weights and a sentence's activations (see HEADROOM)
-    reserveHeap(core, core.heapUsed() + pretrainedPlan(core, { label, files, sizes }).f32_bytes + HEADROOM);
+    reserveHeap(core, core.heapUsed() + listed.f32_bytes + HEADROOM);
     // greedy generation with the KV cache on the same module (the page's Continue)
     session = core.trainer({ pretrained: label, inputs: [{ name: input, shape: [1, 1], data: [0] }], generate: { max_new_tokens: MAX_TOKENS, temperature: 0 } },
       { files: given, sizes });
