@@ -311,8 +311,24 @@ class Generation : public Failure {
   // On a session someone else owns (Trainer::generator): its module, its current ids.
   Generation(attn::Session& session, int64_t max_new) : gen_(session.generation()), max_(max_new) {}
   double produced() const { return gen_ ? static_cast<double>(gen_->produced()) : 0; }
+#if ATTN_PRETRAINED
+  // The last token's logits (B x vocab), until the next call.
+  val logits() const { return view(last_.logits); }
+  // A copy at this token (its ids, and its KV cache's handles: the buffers are shared, and a next()
+  // on either writes the same row): every next() on a fresh fork is the same step (the bench's
+  // decode at one position). It borrows this one's session: delete it first.
+  Generation* fork() {
+    Generation* g = nullptr;
+    guard([&] {
+      if (!gen_) attn::fail("the generator was not built: ", error());
+      g = new Generation(std::make_unique<attn::Generation>(*gen_), max_);
+    });
+    return g;
+  }
+#endif
 
  private:
+  Generation(std::unique_ptr<attn::Generation> gen, int64_t max_new) : gen_(std::move(gen)), max_(max_new) {}
   std::unique_ptr<attn::Session> session_;
   std::unique_ptr<attn::Generation> gen_;
   attn::GeneratedToken last_;
@@ -428,7 +444,12 @@ EMSCRIPTEN_BINDINGS(attention) {
       .function("next", &Generation::next)
       .function("step", &Generation::step)
       .function("ids", &Generation::ids)
-      .function("produced", &Generation::produced);
+      .function("produced", &Generation::produced)
+#if ATTN_PRETRAINED
+      .function("logits", &Generation::logits)
+      .function("fork", &Generation::fork, allow_raw_pointers())
+#endif
+      ;
   class_<Trainer, base<Failure>>("Trainer")
       .constructor<std::string, val, val>()
       .function("setInput", &Trainer::setInput)

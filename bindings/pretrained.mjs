@@ -57,3 +57,15 @@ export function sessionGenerator(trainer, maxNew) {
   if (!native) throwIfFailed(trainer._t);
   return new Generation(native);
 }
+
+// A generation's copy at its current token (its ids and KV cache; the cache's buffers are shared):
+// each next() on a fresh fork is the same step. Delete forks before the generation they came from.
+export function forkGeneration(gen) {
+  const native = gen._g.fork();
+  if (!native) throwIfFailed(gen._g);
+  return new Generation(native);
+}
+
+// The logits of a generation's last token (batch x vocabulary), copied out.
+export const lastLogits = (gen) => gen._g.logits().slice();
+

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Model folders as the Hugging Face Hub serves them, written by PyTorch here (no download):
 tests/fixtures/pretrained/<name>/ (config.json, model.safetensors or an index and its shards) and
-<name>.{scenario,expected}.json beside them: the scenario opens the folder ("pretrained": "<name>",
+<name>.{scenario,expected,sampled}.json beside them: the scenario opens the folder ("pretrained": "<name>",
 relative to the scenario file) and greedily generates from a prompt; the expected result holds the
 prompt's logits and attention weights and the generation, computed by the references written from
 Hugging Face's modelling code (torch_refs/hf.py) on the weights as stored (F16 / BF16 rounded).
@@ -195,7 +195,13 @@ def main():
                 json.dump(llama_tokenizer_json(), f, ensure_ascii=False, indent=1)
         scenario = {'pretrained': name, 'seed': 0, 'inputs': [{'name': ids_name, 'shape': [1, len(prompt)], 'data': prompt}],
                     'generate': {'max_new_tokens': 8, 'temperature': 0}}
-        for suffix, obj in (('scenario', scenario), ('expected', expected)):
+        # sampled after the seed: from_pretrained draws nothing while it builds the module, so the
+        # seed's first draws are the sampler's (the core's construction from a folder draws none either)
+        sampled = {**scenario, 'seed': 7, 'generate': {'max_new_tokens': 8, 'temperature': 0.8, 'top_k': 10}}
+        torch.manual_seed(sampled['seed'])
+        with torch.no_grad():
+            ids = model.generate(torch.tensor([prompt]), 8, temperature=0.8, top_k=10).tolist()
+        for suffix, obj in (('scenario', scenario), ('expected', expected), ('sampled', {'scenario': sampled, 'ids': ids})):
             with open(os.path.join(OUT, f'{name}.{suffix}.json'), 'w') as f:
                 f.write(dumps(obj) + '\n')
         size = sum(os.path.getsize(os.path.join(OUT, name, f)) for f in os.listdir(os.path.join(OUT, name)))

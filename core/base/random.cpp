@@ -75,6 +75,7 @@ double Generator::normal_double() {
 }
 
 void Generator::uniform_(float* out, size_t n, double from, double to) {
+  if (no_draws_) return;
   if (skip_values_) return engine_.discard(n);  // one 32-bit draw per element
   const float f = static_cast<float>(from), t = static_cast<float>(to);
   for (size_t i = 0; i < n; ++i) out[i] = uniform_float(random(), f, t);
@@ -83,6 +84,7 @@ void Generator::uniform_(float* out, size_t n, double from, double to) {
 void Generator::rand(float* out, size_t n) { uniform_(out, n, 0.0, 1.0); }
 
 void Generator::normal_(float* out, size_t n, double mean, double std) {
+  if (no_draws_) return;
   if (n < 16) {
     for (size_t i = 0; i < n; ++i) out[i] = static_cast<float>(normal_double() * std + mean);
     return;

@@ -35,6 +35,11 @@ class Generator {
   // sampling) are PyTorch's.
   void set_skip_values(bool on) { skip_values_ = on; }
   bool skips_values() const { return skip_values_; }
+  // No draws at all (uniform_ and normal_ leave `out` and the stream as they are): a model folder's
+  // module, built as Hugging Face's from_pretrained builds it (torch.nn.init's fills are no-ops
+  // while the checkpoint's values replace every parameter), so the seed's first draws go to what
+  // follows (sampling, dropout) as after from_pretrained.
+  void set_no_draws(bool on) { no_draws_ = on; }
 
  private:
   double uniform_double();  // at::uniform_real_distribution<double>(0, 1): 53 bits of random64()
@@ -42,6 +47,7 @@ class Generator {
   std::mt19937 engine_;     // at::mt19937 is the standard MT19937 seeded with seed & 0xffffffff
   bool has_next_normal_ = false;
   bool skip_values_ = false;
+  bool no_draws_ = false;
   double next_normal_ = 0;
 };
 

@@ -28,7 +28,7 @@ class Generative {
   virtual int64_t block_size() const = 0;
   virtual int64_t vocab_size() const = 0;
   virtual const char* ids_input() const { return "idx"; }  // the name of its token-ids input
-  virtual KVCache make_cache(int64_t B) const = 0;  // empty, block_size rows per layer
+  virtual KVCache make_cache(int64_t B) const = 0;  // block_size rows per layer, unwritten (uninitialised)
   // The module's forward over a window idx (B,T), T <= block_size. last_only: logits of the last
   // position only, (B,1,V), as nanoGPT's forward without targets. cache: filled with every layer's
   // k and v (cache->len = T).

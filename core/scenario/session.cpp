@@ -155,8 +155,11 @@ Session::Session(const Scenario& s) : s_(s), info_(&module_info(s.module)), gen_
   const bool streamed = false;  // the page's small build has no model folders
 #endif
   gen_->set_skip_values(!s.weights.empty() || streamed);
+  // a model folder: construction draws nothing, as from_pretrained (random.hpp, set_no_draws)
+  gen_->set_no_draws(!s.pretrained.empty());
   std::unique_ptr<Module> module = info_->make(config, *gen_);
   gen_->set_skip_values(false);
+  gen_->set_no_draws(false);
   ParamList params;
   module->parameters("", params);
   // Parameters drawn here count against kMaxTotalElements; loaded ones were bounded by the weights

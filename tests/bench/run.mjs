@@ -26,6 +26,10 @@
 // (ATTENTION_THREADS, PyTorch's and OpenBLAS's threads, onnxruntime-node's intra-op threads) and in
 // a cross-origin-isolated Chromium page (the core's threaded build, onnxruntime-web's numThreads,
 // tfjs-wasm's setThreadsCount), written to docs/bench/threads/<cpu-slug>.md.
+// --pretrained: the 124M-checkpoint table only (tests/bench/pretrained.mjs): GPT-2 small's shape with
+// random weights, prefill of 128 tokens and one decode step at 128 on the KV cache, load time and peak
+// memory, the core against PyTorch and onnxruntime-node natively and onnxruntime-web in Chromium and
+// Firefox, on torch.onnx.export's graphs of the same weights; docs/bench/pretrained/<cpu-slug>.md.
 // --no-core-build: no scripts/build.sh and no cmake configure: the bench targets are built in
 // build/native and build/wasm as they stand (a machine where someone else owns those builds).
 // Measured ceilings (peak.hpp): the native bench times AVX2 / AVX-512 FMA microkernels before and
@@ -49,9 +53,10 @@ const trainFlag = process.argv.includes('--train');
 const generateFlag = process.argv.includes('--generate');
 const doInterp = process.argv.includes('--interp');
 const doThreads = process.argv.includes('--threads');
+const doPretrained = process.argv.includes('--pretrained');
 const threadsArg = Number(process.argv[process.argv.indexOf('--threads') + 1]);
 // the tables of this run: all three, or the ones named (--train, --generate); --interp or --threads alone
-const alone = doInterp || doThreads;
+const alone = doInterp || doThreads || doPretrained;
 const doForward = !trainFlag && !generateFlag && !alone;
 const doTrain = (trainFlag || !generateFlag) && !alone;
 const doGenerate = (generateFlag || !trainFlag) && !alone;
@@ -109,7 +114,7 @@ function build() {
     sh('flock build/.lock cmake -S . -B build/native >/dev/null');
     sh('flock build/.lock emcmake cmake -S . -B build/wasm >/dev/null');
   }
-  const native = [(doForward || doThreads) && 'attention-bench', (doTrain || doThreads) && 'attention-train-bench', (doGenerate || doThreads) && 'attention-generate-bench', doInterp && 'attention-interp-bench'].filter(Boolean).join(' ');
+  const native = [(doForward || doThreads) && 'attention-bench', (doTrain || doThreads) && 'attention-train-bench', (doGenerate || doThreads) && 'attention-generate-bench', doInterp && 'attention-interp-bench', doPretrained && 'attention-pretrained-bench'].filter(Boolean).join(' ');
   sh(`flock build/.lock cmake --build build/native --target ${native} -j 2 >/dev/null`);
   // the page imports the bench build of the core (forward) and loads training mode's (the fast build, from build.sh)
   if (doForward || doTrain || doThreads) sh('flock build/.lock cmake --build build/wasm --target attention_bench_wasm attention_bench_wasm_relaxed -j 2 >/dev/null');
@@ -291,6 +296,11 @@ if (doThreads) {
   const { threadsRuns } = await import('./threads.mjs');
   await threadsRuns({ results, root: ROOT, out: OUT, quick, log, runJson, benchPage,
     threads: Number.isInteger(threadsArg) && threadsArg > 1 ? threadsArg : Math.min(8, cpus().length) });
+  process.exit(0);
+}
+if (doPretrained) {
+  const { pretrainedRuns } = await import('./pretrained.mjs');
+  await pretrainedRuns({ results, root: ROOT, out: OUT, quick, log, runJson });
   process.exit(0);
 }
 

@@ -9,8 +9,9 @@ import { extname, join, normalize } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-// /build/wasm/attention.{js,wasm}: the page's core, which describes the attention block for core-webgpu.
-const ALLOWED = ['/tests/bench/', '/bindings/', '/build/wasm/bench/', '/build/wasm/attention.', '/build/bench/', '/web/',
+// /build/wasm/attention.{js,wasm}: the page's core, which describes the attention block for core-webgpu;
+// attention-fast*: the full build (training mode's and "Open a model"'s), for the training and pretrained tables.
+const ALLOWED = ['/tests/bench/', '/bindings/', '/build/wasm/bench/', '/build/wasm/attention.', '/build/wasm/attention-fast', '/build/bench/', '/web/',
   '/node_modules/onnxruntime-web/dist/', '/node_modules/@tensorflow/'];
 const TYPES = { '.html': 'text/html; charset=utf-8', '.js': 'text/javascript', '.mjs': 'text/javascript',
   '.wasm': 'application/wasm', '.json': 'application/json', '.wgsl': 'text/plain; charset=utf-8' };
@@ -33,7 +34,7 @@ export async function serveBench() {
     // page.html?threads=N is cross-origin isolated (SharedArrayBuffer: the peers' and the core's
     // threaded builds can start threads); the one-thread page is not, as before
     const isolate = extname(file) !== '.html' || new URL(req.url, 'http://x').searchParams.has('threads');
-    res.writeHead(200, { 'content-type': TYPES[extname(file)] ?? 'application/octet-stream', 'cache-control': 'no-store',
+    res.writeHead(200, { 'content-type': TYPES[extname(file)] ?? 'application/octet-stream', 'cache-control': 'no-store', 'content-length': statSync(file).size,
       ...(isolate ? { 'cross-origin-opener-policy': 'same-origin', 'cross-origin-embedder-policy': 'require-corp' } : {}) });
     createReadStream(file).pipe(res);
   });

@@ -113,6 +113,20 @@ TEST_CASE("Hugging Face folders give the references' logits, attention and greed
     }
 }
 
+TEST_CASE("a folder's module draws nothing as it is built: a sampled generation takes the seed's first draws, as after from_pretrained",
+          "[pretrained][generate]") {
+  for (const char* name : kCases)
+    for (bool cache : {true, false}) {
+      INFO(name << (cache ? " (KV cache)" : " (no cache)"));
+      const auto sampled = fixtures::json::parse(fixtures::read_text(kDir + name + ".sampled.json"));
+      auto sc = sampled["scenario"];
+      sc["generate"]["cache"] = cache;
+      const Folder folder(name);
+      const attn::FolderReader read = folder.reader();
+      CHECK(fixtures::json(attn::run(attn::parse_scenario(sc.dump(), nullptr, nullptr, &read)).ids) == sampled["ids"]);
+    }
+}
+
 TEST_CASE("a model folder's config.json decides the module and is checked by name", "[pretrained][errors]") {
   const std::string sc = scenario_of("llama_gqa_f32");
   auto with_config = [&](const std::function<void(fixtures::json&)>& edit) {

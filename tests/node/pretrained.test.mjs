@@ -8,7 +8,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { test } from 'node:test';
 import { loadAttention } from '../../bindings/attention.mjs';
-import { pretrainedPlan, setInterventions } from '../../bindings/pretrained.mjs';
+import { forkGeneration, lastLogits, pretrainedPlan, sessionGenerator, setInterventions } from '../../bindings/pretrained.mjs';
 import { checkResult } from './fixtures.mjs';
 
 const dir = new URL('../fixtures/pretrained/', import.meta.url);
@@ -27,6 +27,9 @@ for (const name of CASES) {
       // an object of files, then a function reading them (what the CLI passes)
       const r = core.run(scenario, { files: cache ? files : (f) => files[f] ?? null });
       assert.deepEqual(checkResult(r, json(`${name}.expected.json`)), [], `${name}, cache ${cache}`);
+      // sampled after the seed: the folder's module drew nothing as it was built (as from_pretrained)
+      const sampled = json(`${name}.sampled.json`);
+      assert.deepEqual(core.run({ ...sampled.scenario, generate: { ...sampled.scenario.generate, cache } }, { files }).ids, sampled.ids, `${name} sampled, cache ${cache}`);
     }
   });
 }
@@ -164,3 +167,37 @@ test('setInterventions changes the next forward, is checked as the field, and []
     tr.delete();
   }
 });
+
+test('forkGeneration repeats the same step on the KV cache; lastLogits are the forward\'s last row', () => {
+  const ids = [3, 17, 42, 8, 8, 30];
+  const tr = core.trainer({ pretrained: 'g', inputs: [{ name: 'idx', shape: [1, 6], data: ids }], generate: { max_new_tokens: 3, temperature: 0 } },
+    { files: folder('gpt2_prefix_f32') });
+  const g = sessionGenerator(tr, 3);
+  const forks = [];
+  try {
+    const full = tr.forward({ trace: false }).outputs[0].data;
+    const V = full.length / ids.length;
+    const prefill = g.next();
+    assert.equal(prefill.mode, 'prefill');
+    const last = lastLogits(g);
+    assert.equal(last.length, V);
+    last.forEach((v, i) => assert.ok(Math.abs(v - full[(ids.length - 1) * V + i]) <= 1e-5, `logit ${i}: ${v} vs ${full[(ids.length - 1) * V + i]}`));
+    // two forks at the prefill: the same decode step, to the bit; the generator itself then takes it too
+    const steps = [0, 1].map(() => {
+      const f = forkGeneration(g);
+      forks.push(f);
+      const t = f.next();
+      return { t, logits: Array.from(lastLogits(f)) };
+    });
+    assert.equal(steps[0].t.mode, 'decode');
+    assert.deepEqual(steps[1], steps[0]);
+    const own = g.next();
+    assert.deepEqual({ t: own, logits: Array.from(lastLogits(g)) }, steps[0]);
+    assert.deepEqual(g.ids[0], [...ids, prefill.ids[0], own.ids[0]]);
+  } finally {
+    forks.forEach((f) => f.delete());
+    g.delete();
+    tr.delete();
+  }
+});
+
