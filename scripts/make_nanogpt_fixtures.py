@@ -31,6 +31,8 @@ import tempfile
 import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'bindings', 'python'))
+from attention_playground.safetensors import safetensors_tensors  # noqa: E402
 import export_nanogpt  # noqa: E402
 import make_fixtures as mf  # noqa: E402
 
@@ -83,17 +85,8 @@ def save_checkpoint(path, model, optimizer, args, loss, compiled=False):
 
 def read_safetensors(path):
     """{name: float32 tensor} of a .safetensors file (export_nanogpt's F16/F32)."""
-    raw = open(path, 'rb').read()
-    n = int.from_bytes(raw[:8], 'little')
-    header = json.loads(raw[8:8 + n])
-    out = {}
-    for name, e in header.items():
-        if name == '__metadata__':
-            continue
-        b, f = e['data_offsets']
-        dtype = {'F16': torch.float16, 'F32': torch.float32}[e['dtype']]
-        out[name] = torch.frombuffer(bytearray(raw[8 + n + b:8 + n + f]), dtype=dtype).view(e['shape']).float()
-    return out
+    with open(path, 'rb') as f:
+        return {k: v.float() for k, v in safetensors_tensors(bytearray(f.read())).items()}
 
 
 def reference(scenario, weights):

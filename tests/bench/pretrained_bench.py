@@ -29,7 +29,6 @@ import json
 import mmap
 import os
 import resource
-import struct
 import sys
 import time
 
@@ -41,7 +40,7 @@ import torch.nn as nn  # noqa: E402
 import torch.nn.functional as F  # noqa: E402
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', 'bindings', 'python'))
-from attention_playground.safetensors import safetensors_bytes  # noqa: E402
+from attention_playground.safetensors import safetensors_bytes, safetensors_tensors  # noqa: E402
 from torch_refs.hf import GPT2LMHeadModel  # noqa: E402
 
 CONFIG = {'model_type': 'gpt2', 'architectures': ['GPT2LMHeadModel'], 'activation_function': 'gelu_new', 'layer_norm_epsilon': 1e-5,
@@ -143,14 +142,7 @@ def load(folder):
         model = GPT2LMHeadModel(config).eval()
     with open(os.path.join(folder, 'model.safetensors'), 'rb') as f:
         data = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_COPY)
-    n = struct.unpack('<Q', data[:8])[0]
-    header = json.loads(data[8:8 + n])
-    state = {}
-    for name, t in header.items():
-        if name == '__metadata__':
-            continue
-        begin, end = t['data_offsets']
-        state[name] = torch.frombuffer(data, dtype=torch.float32, offset=8 + n + begin, count=(end - begin) // 4).view(t['shape'])
+    state = safetensors_tensors(data)
     missing, unexpected = model.transformer.load_state_dict(state, strict=False)
     assert not unexpected and all(k.endswith(('.attn.bias', '.attn.masked_bias')) for k in missing), (missing, unexpected)
     del state
