@@ -9,7 +9,8 @@ Hugging Face's modelling code (torch_refs/hf.py) on the weights as stored (F16 /
 The cases cover what checkpoints on the Hub differ in: GPT-2 with and without the `transformer.`
 prefix, its attn.bias / attn.masked_bias buffers and a saved lm_head.weight, F32 and F16, one file
 and shards; Llama with GQA (untied) and MQA (tied, head_dim given, BF16, sharded); Qwen2 with its
-q/k/v biases (F16, names without the `model.` prefix, as LlamaModel saves them). llama_gqa_f32 also
+q/k/v biases (F16, names without the `model.` prefix, as LlamaModel saves them); Mistral's sliding
+window in every layer and Qwen2's in the layers from max_window_layers on. llama_gqa_f32 also
 has a Llama-2-style tokenizer.json (37 tokens) for the text-input tests.
 
 Weights are drawn wider than initialisation's 0.02 (logits of a few units, as a trained model's)
@@ -156,7 +157,29 @@ CASES = {
                                       'rope_theta': 1000000.0, 'tie_word_embeddings': True, 'use_sliding_window': False,
                                       'sliding_window': 4096, 'hidden_act': 'silu'},
                             'F16', 1, {'prefix': False}, [30, 1, 2, 3]),
+    # sliding windows: Mistral's in every layer (3 keys: the prompt and the generation run past it),
+    # Qwen2's in the layers from max_window_layers on (layer 1 of 2)
+    'mistral_window_f32': ('mistral', {'architectures': ['MistralForCausalLM'], 'model_type': 'mistral', 'vocab_size': 40,
+                                       'hidden_size': 32, 'intermediate_size': 48, 'num_hidden_layers': 2, 'num_attention_heads': 4,
+                                       'num_key_value_heads': 2, 'max_position_embeddings': 64, 'rms_norm_eps': 1e-5,
+                                       'rope_theta': 10000.0, 'sliding_window': 3, 'hidden_act': 'silu', 'tie_word_embeddings': False},
+                           'F32', 1, {'prefix': True}, [4, 19, 7, 33, 2, 21]),
+    'qwen2_window_bf16': ('qwen2', {'model_type': 'qwen2', 'vocab_size': 36, 'hidden_size': 24, 'intermediate_size': 40,
+                                    'num_hidden_layers': 2, 'num_attention_heads': 6, 'num_key_value_heads': 3,
+                                    'max_position_embeddings': 64, 'rms_norm_eps': 1e-6, 'rope_theta': 1000000.0,
+                                    'tie_word_embeddings': True, 'use_sliding_window': True, 'sliding_window': 4,
+                                    'max_window_layers': 1, 'hidden_act': 'silu'},
+                          'BF16', 1, {'prefix': True}, [3, 30, 12, 5, 9]),
 }
+
+
+def window_of(model_type, c):
+    """The sliding window as MistralConfig / Qwen2Config set it (Qwen2's only with use_sliding_window)."""
+    if model_type == 'mistral':
+        return {'sliding_window': c.get('sliding_window') or 0}
+    if model_type == 'qwen2' and c.get('use_sliding_window'):
+        return {'sliding_window': c.get('sliding_window', 4096), 'max_window_layers': c.get('max_window_layers', 28)}
+    return {}
 
 
 def build(model_type, c):
@@ -168,7 +191,7 @@ def build(model_type, c):
                          num_key_value_heads=c.get('num_key_value_heads') or 0, head_dim=c.get('head_dim') or 0,
                          max_position_embeddings=c['max_position_embeddings'], rms_norm_eps=c['rms_norm_eps'],
                          rope_theta=c['rope_theta'], tie_word_embeddings=c.get('tie_word_embeddings', False),
-                         qkv_bias=model_type == 'qwen2')
+                         qkv_bias=model_type == 'qwen2', **window_of(model_type, c))
     return m, 'Llama', 'input_ids'
 
 
@@ -199,6 +222,7 @@ def main():
         # seed's first draws are the sampler's (the core's construction from a folder draws none either)
         sampled = {**scenario, 'seed': 7, 'generate': {'max_new_tokens': 8, 'temperature': 0.8, 'top_k': 10}}
         torch.manual_seed(sampled['seed'])
+        generation_log.tokens = []  # a new list: expected['generated'] keeps the greedy run's
         with torch.no_grad():
             ids = model.generate(torch.tensor([prompt]), 8, temperature=0.8, top_k=10).tolist()
         for suffix, obj in (('scenario', scenario), ('expected', expected), ('sampled', {'scenario': sampled, 'ids': ids})):

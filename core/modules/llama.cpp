@@ -38,6 +38,10 @@ struct LlamaConfig {
   float eps;
   double theta;
   bool tie, attention_bias, mlp_bias, qkv_bias;
+  // Mistral's and Qwen2's sliding window (0: none): key j visible from query i iff
+  // i - sliding_window < j <= i (masking_utils' sliding_window_overlay), in layers from
+  // max_window_layers on (Qwen2's; Mistral's every layer: 0)
+  int64_t sliding_window = 0, max_window_layers = 0;
 };
 
 // The causal mask covers at most this many positions in one window (generation crops the prompt to
@@ -62,9 +66,11 @@ AttentionSpec llama_spec(const LlamaConfig& c) {
 struct LlamaAttention {
   Linear q_proj, k_proj, v_proj, o_proj;  // Hugging Face's construction order
   AttentionSpec spec;
-  LlamaAttention(const LlamaConfig& c, Generator& gen)
+  LlamaAttention(const LlamaConfig& c, Generator& gen, int64_t layer)
       : q_proj(c.C, c.H * c.D, c.attention_bias || c.qkv_bias, gen), k_proj(c.C, c.Hk * c.D, c.attention_bias || c.qkv_bias, gen),
-        v_proj(c.C, c.Hk * c.D, c.attention_bias || c.qkv_bias, gen), o_proj(c.H * c.D, c.C, c.attention_bias, gen), spec(llama_spec(c)) {}
+        v_proj(c.C, c.Hk * c.D, c.attention_bias || c.qkv_bias, gen), o_proj(c.H * c.D, c.C, c.attention_bias, gen), spec(llama_spec(c)) {
+    if (c.sliding_window > 0 && layer >= c.max_window_layers) spec.window = c.sliding_window;
+  }
 
   // x (B,T,C) -> q (B,H,T,D) and k, v (B,H_kv,T,D), q and k rotated at positions pos0..
   std::array<Var, 3> qkv(const Var& x, Context& ctx, int64_t pos0) const {
@@ -92,8 +98,9 @@ struct LlamaAttention {
     return {q, k, v};
   }
 
-  // scores of q against k and v (B,H_kv,S,D) repeated to every query head; masked when `causal`
-  Var attend(const Var& q, Var k, Var v, Context& ctx, bool causal, Var* weights) const {
+  // scores of q against k and v (B,H_kv,S,D) repeated to every query head; at = -1: the whole
+  // window, causal (and windowed); else one query at position `at` against keys 0..at (windowed)
+  Var attend(const Var& q, Var k, Var v, Context& ctx, int64_t at, Var* weights) const {
     const int64_t groups = spec.heads / spec.kv_heads;
     if (groups > 1) {
       k = repeat_kv(ctx, k, groups), v = repeat_kv(ctx, v, groups);
@@ -102,9 +109,16 @@ struct LlamaAttention {
     }
     Var att = scale_scores(ctx, matmul_bt(ctx, q, k), spec);
     ctx.step("attn_scores", att, {"batch", "heads", "seq_q", "seq_k"}, "attn_weights = torch.matmul(query, key_states.transpose(2, 3)) * scaling");
-    if (causal) {
+    if (at < 0 && spec.window == 0) {
       att = mask_scores(ctx, att, spec, Tensor());
       ctx.step("attn_masked", att, {"batch", "heads", "seq_q", "seq_k"}, "attn_weights = attn_weights + causal_mask");
+    } else if (spec.window > 0 && (at < 0 || at + 1 > spec.window)) {
+      const std::vector<int64_t> k_pos = position_range(0, k.size(2)), q_pos = at < 0 ? k_pos : std::vector<int64_t>{at};
+      Attrs how;
+      how.causal = true, how.window = spec.window;
+      att = masked_fill(ctx, att, window_mask(q_pos, k_pos, true, spec.window, 0), spec.fill, how);
+      ctx.step("attn_masked", att, {"batch", "heads", "seq_q", "seq_k"},
+               "attn_weights = attn_weights + causal_mask  # sliding window: key j visible iff i - sliding_window < j <= i");
     }
     att = softmax(ctx, att);
     ctx.step("attn_weights", att, {"batch", "heads", "seq_q", "seq_k"},
@@ -126,7 +140,7 @@ struct LlamaAttention {
       cache_append(ctx, k, fill->k, 0, "k");
       cache_append(ctx, v, fill->v, 0, "v");
     }
-    return attend(q, k, v, ctx, true, weights);
+    return attend(q, k, v, ctx, -1, weights);
   }
 
   // One new position per row at `cached`: it sees every cached key and its own, nothing to mask.
@@ -138,7 +152,7 @@ struct LlamaAttention {
     Var vc = cache_append(ctx, v, cache.v, cached, "v");
     ctx.step("value_cache", vc, {"batch", "kv_heads", "seq_k", "d_head"},
              "key_states, value_states = past_key_value.update(key_states, value_states, self.layer_idx)  # values");
-    return attend(q, kc, vc, ctx, false, nullptr);
+    return attend(q, kc, vc, ctx, cached, nullptr);
   }
 
   void parameters(const std::string& p, ParamList& out) {
@@ -177,8 +191,8 @@ struct LlamaDecoderLayer {
   LlamaAttention self_attn;  // construction order: self_attn, mlp, input_layernorm, post_attention_layernorm
   LlamaMLP mlp;
   RMSNorm input_layernorm, post_attention_layernorm;
-  LlamaDecoderLayer(const LlamaConfig& c, Generator& gen)
-      : self_attn(c, gen), mlp(c, gen), input_layernorm(c.C, c.eps), post_attention_layernorm(c.C, c.eps) {}
+  LlamaDecoderLayer(const LlamaConfig& c, Generator& gen, int64_t layer)
+      : self_attn(c, gen, layer), mlp(c, gen), input_layernorm(c.C, c.eps), post_attention_layernorm(c.C, c.eps) {}
 
   // residual = hidden_states; hidden_states = self.input_layernorm(hidden_states); self_attn; residual
   // + hidden_states; then the same with post_attention_layernorm and mlp. Attention by `attend`.
@@ -210,7 +224,7 @@ class Llama : public Module, public Generative {
     if (c.D % 2 != 0) fail_at("config.head_dim", "rotary positions rotate pairs of columns: head_dim (", c.D, ") must be even");
     embed_tokens = Tensor::empty({c.V, c.C});  // nn.Embedding(vocab_size, hidden_size): normal_(0, 1)
     gen.embedding_init(embed_tokens.data(), static_cast<size_t>(embed_tokens.numel()));
-    for (int64_t i = 0; i < c.L; ++i) layers.emplace_back(c, gen);
+    for (int64_t i = 0; i < c.L; ++i) layers.emplace_back(c, gen, i);
     norm = RMSNorm(c.C, c.eps);
     init_weights(gen);  // LlamaModel's own post_init()
     // LlamaForCausalLM's nn.Linear lm_head, then its post_init() (lm_head alone is left to initialise),
@@ -342,7 +356,7 @@ std::unique_ptr<Module> make_from(const attn::Config& c, Generator& g) {
   LlamaConfig lc{c.i("vocab_size"), C, c.i("intermediate_size"), c.i("num_hidden_layers"), H,
                  c.i("num_key_value_heads") ? c.i("num_key_value_heads") : H, c.i("head_dim") ? c.i("head_dim") : C / H,
                  c.i("max_position_embeddings"), c.f("rms_norm_eps"), c.d("rope_theta"), c.b("tie_word_embeddings"),
-                 c.b("attention_bias"), c.b("mlp_bias"), c.b("qkv_bias")};
+                 c.b("attention_bias"), c.b("mlp_bias"), c.b("qkv_bias"), c.i("sliding_window"), c.i("max_window_layers")};
   return std::make_unique<Llama>(lc, g);
 }
 
@@ -369,7 +383,10 @@ ModuleInfo info_Llama() {
            {"tie_word_embeddings", ArgType::Bool, false, 0, 0, 1, "lm_head.weight is embed_tokens.weight"},
            {"attention_bias", ArgType::Bool, false, 0, 0, 1, "biases on q_proj, k_proj, v_proj and o_proj"},
            {"mlp_bias", ArgType::Bool, false, 0, 0, 1, "biases on gate_proj, up_proj and down_proj"},
-           {"qkv_bias", ArgType::Bool, false, 0, 0, 1, "biases on q_proj, k_proj and v_proj only (Qwen2)"}},
+           {"qkv_bias", ArgType::Bool, false, 0, 0, 1, "biases on q_proj, k_proj and v_proj only (Qwen2)"},
+           {"sliding_window", ArgType::Int, false, 0, 0, 1 << 24,
+            "sliding window (Mistral, Qwen2): key j visible from query i only if i - sliding_window < j <= i (0: none)"},
+           {"max_window_layers", ArgType::Int, false, 0, 0, 128, "the first layer with the sliding window (Qwen2's; 0: every layer)"}},
           {{"input_ids", InputKind::Ids, false, InputRole::tokens, {"batch", "seq"}, "", "(B,T) token ids"}},
           {"logits", "attention_weights"},
           make_from,

@@ -105,15 +105,32 @@ std::map<std::string, double> llama_config(const HfConfig& c, const std::string&
               ") is not implemented: the core computes Llama's default rotary frequencies only (rope_scaling null)");
   }
   const int64_t max_pos = c.integer("max_position_embeddings", type == "llama" ? 2048 : type == "qwen2" ? 32768 : 4096 * 32, 1, 1 << 24);
-  // Mistral's and Qwen2's sliding window leaves a window of at most 4096 tokens (the core's) alone
-  // only when it is at least that long.
-  const int64_t window = std::min<int64_t>(max_pos, 4096);
-  if (type == "mistral" && c.j.contains("sliding_window") && !c.j["sliding_window"].is_null() &&
-      c.integer("sliding_window", 0, 0, 1 << 24) < window)
-    c.bad("sliding_window", "is shorter than the window the core runs (" + std::to_string(window) +
-                                " tokens): Mistral's sliding-window attention is not implemented (null or a longer window is)");
-  if (type == "qwen2" && c.flag("use_sliding_window", false))
-    c.bad("use_sliding_window", "must be false: Qwen2's sliding-window layers are not implemented");
+  // Mistral's sliding window (every layer; null: none) and Qwen2's (use_sliding_window: the layers
+  // from max_window_layers on), as configuration_mistral.py / configuration_qwen2.py set them
+  int64_t window = 0, window_from = 0;
+  if (type == "mistral" && c.j.contains("sliding_window") && !c.j["sliding_window"].is_null())
+    window = c.integer("sliding_window", 4096, 1, 1 << 24);
+  if (type == "qwen2" && c.flag("use_sliding_window", false)) {
+    window = c.integer("sliding_window", 4096, 1, 1 << 24);
+    window_from = c.integer("max_window_layers", 28, 0, 128);
+    // newer transformers also save layer_types ("sliding_attention" / "full_attention" per layer):
+    // the sliding ones must be the last ones, as max_window_layers makes them
+    if (c.j.contains("layer_types") && !c.j["layer_types"].is_null()) {
+      const json& t = c.j["layer_types"];
+      if (!t.is_array()) c.bad("layer_types", "must be a list of \"sliding_attention\" / \"full_attention\"");
+      int64_t first = static_cast<int64_t>(t.size());
+      for (size_t i = t.size(); i-- > 0;) {
+        if (!t[i].is_string()) c.bad("layer_types", "must be a list of \"sliding_attention\" / \"full_attention\"");
+        if (t[i] != "sliding_attention") break;
+        first = static_cast<int64_t>(i);
+      }
+      for (int64_t i = 0; i < first; ++i)
+        if (t[static_cast<size_t>(i)] != "full_attention")
+          c.bad("layer_types", "has " + t[static_cast<size_t>(i)].dump() + " at layer " + std::to_string(i) +
+                                   ": the core slides the last layers only (full_attention, then sliding_attention)");
+      window_from = first;
+    }
+  }
   const int64_t H = c.integer("num_attention_heads", 32, 1, 256);
   return {{"vocab_size", c.integer("vocab_size", type == "qwen2" ? 151936 : 32000, 1, 262144)},
           {"hidden_size", c.integer("hidden_size", 4096, 1, 8192)},
@@ -128,7 +145,9 @@ std::map<std::string, double> llama_config(const HfConfig& c, const std::string&
           {"tie_word_embeddings", c.flag("tie_word_embeddings", false)},
           {"attention_bias", c.flag("attention_bias", false)},
           {"mlp_bias", c.flag("mlp_bias", false)},
-          {"qkv_bias", type == "qwen2"}};
+          {"qkv_bias", type == "qwen2"},
+          {"sliding_window", static_cast<double>(window)},
+          {"max_window_layers", static_cast<double>(window_from)}};
 }
 
 // The state_dict name a checkpoint's tensor has in the core, and whether it is a Conv1D weight

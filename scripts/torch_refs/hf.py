@@ -191,8 +191,12 @@ class LlamaRotaryEmbedding(nn.Module):
 
 
 class LlamaAttention(nn.Module):
-    def __init__(self, c):
+    def __init__(self, c, layer_idx=0):
         super().__init__()
+        # Mistral's / Qwen2's sliding window, in the layers from max_window_layers on (masking_utils'
+        # sliding_window_overlay: key j visible from query i iff i - sliding_window < j <= i)
+        window = c.get('sliding_window') or 0
+        self.sliding_window = window if window and layer_idx >= c.get('max_window_layers', 0) else 0
         H, Hk = c['num_attention_heads'], c.get('num_key_value_heads') or c['num_attention_heads']
         self.head_dim = c.get('head_dim') or c['hidden_size'] // H
         self.num_key_value_groups = H // Hk
@@ -221,7 +225,9 @@ class LlamaAttention(nn.Module):
             value_states = trace.rec('value_repeated', repeat_kv(value_states, self.num_key_value_groups))
         attn_weights = trace.rec('attn_scores', torch.matmul(query_states, key_states.transpose(2, 3)) * self.scaling)
         T = attn_weights.size(-1)
-        causal_mask = torch.triu(torch.full((T, T), torch.finfo(attn_weights.dtype).min), diagonal=1)
+        i, j = torch.arange(T).unsqueeze(1), torch.arange(T).unsqueeze(0)
+        hidden = (j > i) | ((j <= i - self.sliding_window) if self.sliding_window else torch.zeros((T, T), dtype=torch.bool))
+        causal_mask = torch.zeros((T, T)).masked_fill(hidden, torch.finfo(attn_weights.dtype).min)
         attn_weights = attn_weights + causal_mask
         # the core fills -inf where this adds finfo.min: the same softmax, its step shows -inf
         trace.rec('attn_masked', attn_weights.masked_fill(causal_mask != 0, float('-inf')))
@@ -251,9 +257,9 @@ class LlamaMLP(nn.Module):
 
 
 class LlamaDecoderLayer(nn.Module):
-    def __init__(self, c):
+    def __init__(self, c, layer_idx=0):
         super().__init__()
-        self.self_attn = LlamaAttention(c)
+        self.self_attn = LlamaAttention(c, layer_idx)
         self.mlp = LlamaMLP(c)
         self.input_layernorm = LlamaRMSNorm(c['hidden_size'], eps=c.get('rms_norm_eps', 1e-6))
         self.post_attention_layernorm = LlamaRMSNorm(c['hidden_size'], eps=c.get('rms_norm_eps', 1e-6))
@@ -275,7 +281,7 @@ class LlamaModel(nn.Module):
     def __init__(self, c):
         super().__init__()
         self.embed_tokens = nn.Embedding(c['vocab_size'], c['hidden_size'])
-        self.layers = nn.ModuleList([LlamaDecoderLayer(c) for _ in range(c['num_hidden_layers'])])
+        self.layers = nn.ModuleList([LlamaDecoderLayer(c, i) for i in range(c['num_hidden_layers'])])
         self.norm = LlamaRMSNorm(c['hidden_size'], eps=c.get('rms_norm_eps', 1e-6))
         head_dim = c.get('head_dim') or c['hidden_size'] // c['num_attention_heads']
         self.rotary_emb = LlamaRotaryEmbedding(head_dim, c.get('rope_theta', 10000.0))
@@ -316,12 +322,13 @@ class LlamaForCausalLM(nn.Module):
 
     def __init__(self, vocab_size, hidden_size, intermediate_size, num_hidden_layers, num_attention_heads,
                  num_key_value_heads=0, head_dim=0, max_position_embeddings=2048, rms_norm_eps=1e-6, rope_theta=10000.0,
-                 tie_word_embeddings=False, attention_bias=False, mlp_bias=False, qkv_bias=False):
+                 tie_word_embeddings=False, attention_bias=False, mlp_bias=False, qkv_bias=False, sliding_window=0, max_window_layers=0):
         super().__init__()
         c = dict(vocab_size=vocab_size, hidden_size=hidden_size, intermediate_size=intermediate_size,
                  num_hidden_layers=num_hidden_layers, num_attention_heads=num_attention_heads,
                  num_key_value_heads=num_key_value_heads, head_dim=head_dim, rms_norm_eps=rms_norm_eps, rope_theta=rope_theta,
-                 attention_bias=attention_bias, mlp_bias=mlp_bias, qkv_bias=qkv_bias)
+                 attention_bias=attention_bias, mlp_bias=mlp_bias, qkv_bias=qkv_bias, sliding_window=sliding_window,
+                 max_window_layers=max_window_layers)
         self.model = LlamaModel(c)
         self.lm_head = nn.Linear(hidden_size, vocab_size, bias=False)
         post_init(self)

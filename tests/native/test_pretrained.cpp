@@ -92,7 +92,7 @@ std::string refusal(const Folder& folder, const std::string& scenario) {
 }
 
 const char* const kCases[] = {"gpt2_prefix_f32", "gpt2_bare_f16_sharded", "llama_gqa_f32", "llama_mqa_tied_bf16_sharded",
-                              "qwen2_bias_f16_bare"};
+                              "qwen2_bias_f16_bare", "mistral_window_f32", "qwen2_window_bf16"};
 
 }  // namespace
 
@@ -141,6 +141,12 @@ TEST_CASE("a model folder's config.json decides the module and is checked by nam
   CHECK_THAT(with_config([](auto& c) { c["rope_scaling"] = {{"rope_type", "llama3"}, {"factor", 8.0}}; }),
              Catch::Contains("rope_scaling (llama3) is not implemented"));
   CHECK_THAT(with_config([](auto& c) { c["hidden_act"] = "gelu"; }), Catch::Contains("hidden_act") && Catch::Contains("silu"));
+  // Qwen2's sliding layers must be the last ones (layer_types as newer transformers save it)
+  CHECK_THAT(with_config([](auto& c) {
+               c["model_type"] = "qwen2", c["use_sliding_window"] = true, c["sliding_window"] = 4;
+               c["layer_types"] = {"sliding_attention", "full_attention"};
+             }),
+             Catch::Contains("layer_types") && Catch::Contains("\"sliding_attention\" at layer 0") && Catch::Contains("last layers only"));
   CHECK_THAT(with_config([](auto& c) { c["num_key_value_heads"] = 3; }), Catch::Contains("num_key_value_heads (3) must divide"));
   // a config.json that disagrees with the weights: the tensor, its shape and the shape the config needs
   CHECK_THAT(with_config([](auto& c) { c["intermediate_size"] = 64; }),

@@ -16,7 +16,8 @@ const json = (name) => JSON.parse(readFileSync(new URL(name, dir), 'utf8'));
 // the folder as {name: bytes}
 const folder = (name) => Object.fromEntries(readdirSync(new URL(`${name}/`, dir)).map((f) => [f, readFileSync(new URL(`${name}/${f}`, dir))]));
 const core = await loadAttention();
-const CASES = ['gpt2_prefix_f32', 'gpt2_bare_f16_sharded', 'llama_gqa_f32', 'llama_mqa_tied_bf16_sharded', 'qwen2_bias_f16_bare'];
+const CASES = ['gpt2_prefix_f32', 'gpt2_bare_f16_sharded', 'llama_gqa_f32', 'llama_mqa_tied_bf16_sharded', 'qwen2_bias_f16_bare',
+  'mistral_window_f32', 'qwen2_window_bf16'];
 
 for (const name of CASES) {
   test(`${name}: the folder gives the reference's logits, attention and ids, with and without the cache`, () => {
