@@ -50,6 +50,23 @@ std::string token_meta(const attn::GeneratedToken& g) {
 
 std::string ids_json(const std::vector<std::vector<int64_t>>& ids) { return nlohmann::json(ids).dump(); }
 
+#if ATTN_PRETRAINED
+// The k likeliest of a row of V logits, softmaxed: [[id, prob], ...], likeliest first.
+nlohmann::json top_of_row(const float* row, int64_t V, int k) {
+  const float mx = *std::max_element(row, row + V);
+  double sum = 0;
+  for (int64_t i = 0; i < V; ++i) sum += std::exp(double(row[i]) - mx);
+  std::vector<int64_t> ids(static_cast<size_t>(V));
+  for (int64_t i = 0; i < V; ++i) ids[static_cast<size_t>(i)] = i;
+  const size_t n = std::min<size_t>(static_cast<size_t>(std::max(k, 1)), ids.size());
+  std::partial_sort(ids.begin(), ids.begin() + static_cast<std::ptrdiff_t>(n), ids.end(),
+                    [&](int64_t a, int64_t b) { return row[a] > row[b] || (row[a] == row[b] && a < b); });
+  nlohmann::json out = nlohmann::json::array();
+  for (size_t i = 0; i < n; ++i) out.push_back({ids[i], std::exp(double(row[ids[i]]) - mx) / sum});
+  return out;
+}
+#endif
+
 val view(const attn::Tensor& t) {
   return val(typed_memory_view(static_cast<size_t>(t.numel()), t.base()));  // callers pass packed tensors
 }
@@ -241,6 +258,32 @@ class Trainer : public Failure {
   }
   double stepsDone() const { return static_cast<double>(session_->steps_done()); }
 #if ATTN_PRETRAINED
+  // One forward of the current inputs read as `readings` asks (Session::read), compact for a model
+  // of any vocabulary: {"logit_lens": [{"step", "top": [[id, prob], ...]}] (each readout's k likeliest
+  // tokens at batch row 0, `position`, negative from the end), "logit_attribution": {"total",
+  // "components": [{"name", "value"}]}}; "" after an error.
+  std::string read(const std::string& readings, int position, int k) {
+    std::string out;
+    guard([&] {
+      const attn::Result r = session_->read(readings);
+      nlohmann::json j = nlohmann::json::object();
+      if (!r.logit_lens.empty()) {
+        j["logit_lens"] = nlohmann::json::array();
+        for (const auto& [step, t] : r.logit_lens) {
+          const int64_t T = t.size(1), V = t.size(2), p = position < 0 ? T + position : position;
+          if (p < 0 || p >= T) attn::fail_at("position", "position ", position, " is outside the ", T, " tokens");
+          j["logit_lens"].push_back({{"step", step}, {"top", top_of_row(t.data() + p * V, V, k)}});
+        }
+      }
+      if (r.has_logit_attribution) {
+        nlohmann::json c = nlohmann::json::array();
+        for (const attn::LogitComponent& e : r.logit_attribution.components) c.push_back({{"name", e.name}, {"value", e.value}});
+        j["logit_attribution"] = {{"total", r.logit_attribution.total}, {"components", c}};
+      }
+      out = j.dump();
+    });
+    return out;
+  }
   // A folder planned from its headers (run's options.sizes): its tensors as
   // [{file, name, dtype, begin, end, count}] (begin/end: bytes in the file), the bytes of tensor i from
   // value `first` on (writeWeights), then finishWeights().
@@ -466,6 +509,7 @@ EMSCRIPTEN_BINDINGS(attention) {
       .function("finishWeights", &Trainer::finishWeights)
       .function("generator", &Trainer::generator, allow_raw_pointers())
       .function("setInterventions", &Trainer::setInterventions)
+      .function("read", &Trainer::read)
 #endif
       ;
   function("modulesJson", &attn::modules_json);

@@ -49,6 +49,20 @@ export function setInterventions(trainer, list) {
   if (!trainer._t.setInterventions(JSON.stringify(list))) throwIfFailed(trainer._t);
 }
 
+// One forward of a trainer's current inputs read for the logit lens and / or the direct logit
+// attribution (core/SCENARIO.md, "Interpretability"), whatever the trainer was built with (a model
+// that also generates): readings {logit_lens?: true, logit_attribution?: {position, token, wrong?}};
+// the lens compact for any vocabulary, each readout's `top` likeliest tokens at `position` (batch
+// row 0; negative: from the end): {logit_lens?: [{step, top: [{id, prob}]}], logit_attribution?:
+// {total, components: [{name, value}]}}. The trainer's own readings stay for its next forwards.
+export function readModel(trainer, readings, { position = -1, top = 5 } = {}) {
+  const text = trainer._t.read(JSON.stringify(readings), position, top);
+  if (!text) throwIfFailed(trainer._t);
+  const r = JSON.parse(text);
+  for (const e of r.logit_lens ?? []) e.top = e.top.map(([id, prob]) => ({ id, prob }));
+  return r;
+}
+
 // Token by token on a trainer's own module, from its current ids input (trainer.setInput): a
 // trainer built with "generate" in its scenario (its temperature, top_k, top_p, cache), at most
 // maxNew tokens. The generation borrows the module: delete() it before the trainer.

@@ -20,5 +20,8 @@ void check_keys(const json& j, const std::string& where, std::initializer_list<c
 void parse_interp(const json& j, const ModuleInfo& info, Scenario& s);
 // s.interventions replaced by the JSON list `text` (checked as the scenario's field is).
 void parse_interventions(const std::string& text, Scenario& s);
+// The readings of one forward (logit_lens, logit_attribution; a JSON object of those keys, checked
+// as the scenario's fields) into s, whatever else the scenario does (a session that also generates).
+void parse_readings(const std::string& text, const ModuleInfo& info, Scenario& s);
 
 }  // namespace attn

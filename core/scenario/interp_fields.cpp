@@ -153,6 +153,20 @@ void parse_interventions_list(const json& list, Scenario& s) {
   }
 }
 
+// "logit_lens" and "logit_attribution": what one forward is read for.
+void parse_reading_fields(const json& j, const ModuleInfo& info, Scenario& s) {
+  if (j.contains("logit_lens")) {
+    if (!j["logit_lens"].is_boolean()) fail_at("logit_lens", "scenario.logit_lens (", brief(j["logit_lens"]), ") must be true or false");
+    s.logit_lens = j["logit_lens"].get<bool>();
+    if (s.logit_lens && !has_logits(info))
+      fail_at("logit_lens", "scenario.logit_lens needs a model with a residual stream read out to logits (GPT, Llama, CausalTransformer): ", info.id, " has none");
+  }
+  if (j.contains("logit_attribution")) {
+    s.attribution_of = parse_logit_attribution(j["logit_attribution"], info);
+    s.logit_attribution = true;
+  }
+}
+
 // The fields themselves, in a build that has them (base/build.hpp).
 void parse_fields(const json& j, const ModuleInfo& info, Scenario& s) {
   if (j.contains("interventions")) parse_interventions_list(j["interventions"], s);
@@ -164,16 +178,7 @@ void parse_fields(const json& j, const ModuleInfo& info, Scenario& s) {
     s.attribution = parse_patching(j["attribution_patching"], "attribution_patching", info);
     s.attribution_patching = true;
   }
-  if (j.contains("logit_lens")) {
-    if (!j["logit_lens"].is_boolean()) fail_at("logit_lens", "scenario.logit_lens (", brief(j["logit_lens"]), ") must be true or false");
-    s.logit_lens = j["logit_lens"].get<bool>();
-    if (s.logit_lens && !has_logits(info))
-      fail_at("logit_lens", "scenario.logit_lens needs a model with a residual stream read out to logits (GPT, Llama, CausalTransformer): ", info.id, " has none");
-  }
-  if (j.contains("logit_attribution")) {
-    s.attribution_of = parse_logit_attribution(j["logit_attribution"], info);
-    s.logit_attribution = true;
-  }
+  parse_reading_fields(j, info, s);
   const bool reads = s.patching || s.attribution_patching || s.logit_lens || s.logit_attribution;
   if (reads && (s.generate || s.optimize))
     fail_at(s.generate ? "generate" : "optimize", "patching, attribution_patching, logit_lens and logit_attribution read one forward: "
@@ -195,6 +200,24 @@ void parse_interventions(const std::string& text, Scenario& s) {
     parse_interventions_list(j, s);
   } else {
     fail_at("interventions", "interventions need the full core: load it with loadAttention({fast: true})");
+  }
+}
+
+void parse_readings(const std::string& text, const ModuleInfo& info, Scenario& s) {
+  if constexpr (kInterp) {
+    json j;
+    try {
+      j = json::parse(text);
+    } catch (const json::exception& e) {
+      fail_at("readings", "readings are not valid JSON: ", e.what());
+    }
+    if (!j.is_object()) fail_at("readings", "readings must be {\"logit_lens\"?: true, \"logit_attribution\"?: {\"position\", \"token\", ...}}");
+    for (const auto& [key, value] : j.items())
+      if (key != "logit_lens" && key != "logit_attribution")
+        fail_at("readings." + key, "readings.", key, " is not a reading of one forward: logit_lens or logit_attribution");
+    parse_reading_fields(j, info, s);
+  } else {
+    fail_at("readings", "logit_lens and logit_attribution need the full core: load it with loadAttention({fast: true})");
   }
 }
 

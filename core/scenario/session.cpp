@@ -248,6 +248,21 @@ void Session::set_interventions(const std::string& json_list) {
   s_.interventions = std::move(next.interventions);
 }
 
+Result Session::read(const std::string& readings) {
+  Scenario next;
+  parse_readings(readings, *info_, next);
+  const bool lens = s_.logit_lens, attribution = s_.logit_attribution;
+  const LogitAttributionSpec of = s_.attribution_of;
+  s_.logit_lens = next.logit_lens, s_.logit_attribution = next.logit_attribution, s_.attribution_of = next.attribution_of;
+  struct Restore {
+    Scenario& s;
+    bool lens, attribution;
+    LogitAttributionSpec of;
+    ~Restore() { s.logit_lens = lens, s.logit_attribution = attribution, s.attribution_of = of; }
+  } restore{s_, lens, attribution, of};
+  return forward(false);
+}
+
 // A forward with the scenario's interventions (every step named, so every one is reachable).
 
 void Session::intervene_in(Context& ctx) const {

@@ -42,6 +42,10 @@ class Session {
   // The interventions of the next forwards and generations (SCENARIO.md, "Interpretability"): a JSON
   // list, checked as the scenario's field; "[]" removes them.
   void set_interventions(const std::string& json_list);
+  // One forward read as `readings` asks (a JSON object: "logit_lens": true, "logit_attribution":
+  // {...}; SCENARIO.md, "Interpretability"), whatever the session was built with (a model that also
+  // generates: the page's open checkpoint); its own readings are kept for the next forwards.
+  Result read(const std::string& readings);
 
   const ParamList& params() const { return trainer_->params(); }
   const std::vector<Tensor>& grads() const { return trainer_->grads(); }

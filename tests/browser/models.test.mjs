@@ -3,7 +3,8 @@
 // `pretrained` address opens a Llama folder (its tokenizer.json cuts the sentence; a tile per layer
 // x head; each head's map equal to the core's run of the same folder under Node; a tile opens its
 // head large; axe finds no WCAG 2.1 AA violation; a head switched off moves the next token's
-// probabilities and switching it on again restores them); a throttled download shows bytes, speed and time left and completes; cancel leaves the
+// probabilities and switching it on again restores them; the logit lens at the last token gives the
+// core's likeliest tokens per readout and goes with its sentence); a throttled download shows bytes, speed and time left and completes; cancel leaves the
 // open model and the page usable; a truncated file, a wrong dtype, a missing tensor, a config.json
 // that disagrees with the weights and a shard index naming a file outside the folder each give the
 // core's message, the open model staying; a sharded BF16 folder without a tokenizer takes token ids;
@@ -14,6 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before } from 'node:test';
 import { loadAttention } from '../../bindings/attention.mjs';
+import { readModel } from '../../bindings/pretrained.mjs';
 import { loadTokenizer } from '../../bindings/tokenizer.mjs';
 import { audit } from './a11y.mjs';
 import { launch, openPage, startServer, test } from './harness.mjs';
@@ -114,7 +116,10 @@ async function nodeMaps(name, ids) {
   const core = await loadAttention({ fast: true, threads: 1 });
   const files = (f) => (existsSync(join(FIXTURES, name, f)) && statSync(join(FIXTURES, name, f)).isFile() ? new Uint8Array(readFileSync(join(FIXTURES, name, f))) : null);
   const r = core.run({ pretrained: name, inputs: [{ name: 'input_ids', shape: [1, ids.length], data: ids }] }, { files });
-  return { maps: r.outputs.find((o) => o.name === 'attention_weights').data, tokenizer: await loadTokenizer(files, 'llama') };
+  const tr = core.trainer({ pretrained: name, inputs: [{ name: 'input_ids', shape: [1, ids.length], data: ids }] }, { files });
+  const lens = readModel(tr, { logit_lens: true }, { position: -1, top: 5 }).logit_lens;
+  tr.delete();
+  return { maps: r.outputs.find((o) => o.name === 'attention_weights').data, lens, tokenizer: await loadTokenizer(files, 'llama') };
 }
 
 test('a link opens a Llama folder: its tokenizer, a tile per layer x head, maps equal to the core under Node, a head opened large, greedy continuation', async () => {
@@ -140,7 +145,19 @@ test('a link opens a Llama folder: its tokenizer, a tile per layer x head, maps 
   await page.waitForFunction(() => document.querySelector('[data-testid="model-head"]').dataset.head === '2');
   assert.match(await page.getByTestId('model-head-title').textContent(), /Layer 1, head 2/);
   assert.match(await page.evaluate(() => window.playground.link()), /pthead=1\.2/);
-  await audit(page, '"Open a model" with a head open');
+  // the logit lens at the last token: a row per readout (embeddings, each layer's attention and MLP), the core's tokens
+  await page.getByTestId('model-lens').click();
+  await page.waitForFunction(() => window.playground.model().lens !== null);
+  const lens = (await model(page)).lens;
+  assert.equal(lens.length, 2 * 2 + 1);
+  assert.equal(await page.getByTestId('model-lens-table').locator('tbody tr').count(), 5);
+  lens.forEach((e, i) => {
+    assert.equal(e.step, node.lens[i].step);
+    assert.deepEqual(e.top.map((x) => x.id), node.lens[i].top.map((x) => x.id), `readout ${e.step}: the core's tokens`);
+    e.top.forEach((x, k) => assert.ok(Math.abs(x.prob - node.lens[i].top[k].prob) <= 1e-6));
+  });
+  assert.deepEqual([lens[0].after, lens[1].layer, lens[1].after, lens[4].layer, lens[4].after], ['embed', 0, 'attn', 1, 'mlp']);
+  await audit(page, '"Open a model" with a head open and the logit lens');
   // heads switched off: the next token's probabilities move; the link keeps them; every head on again restores them
   const next0 = (await model(page)).next;
   await page.getByTestId('model-ablate-mode').click();
@@ -158,6 +175,8 @@ test('a link opens a Llama folder: its tokenizer, a tile per layer x head, maps 
   // typing a sentence recomputes
   await page.getByTestId('model-text').fill('a dog');
   await page.waitForFunction(() => window.playground.model().text === 'a dog');
+  assert.equal((await model(page)).lens, null, 'the lens of the old sentence is gone');
+  assert.equal(await page.getByTestId('model-lens-table').isHidden(), true);
   assert.deepEqual(real(errors), []);
   await page.close();
 });

@@ -8,7 +8,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { test } from 'node:test';
 import { loadAttention } from '../../bindings/attention.mjs';
-import { forkGeneration, lastLogits, pretrainedPlan, sessionGenerator, setInterventions } from '../../bindings/pretrained.mjs';
+import { forkGeneration, lastLogits, pretrainedPlan, readModel, sessionGenerator, setInterventions } from '../../bindings/pretrained.mjs';
 import { checkResult } from './fixtures.mjs';
 
 const dir = new URL('../fixtures/pretrained/', import.meta.url);
@@ -199,6 +199,39 @@ test('forkGeneration repeats the same step on the KV cache; lastLogits are the f
     forks.forEach((f) => f.delete());
     g.delete();
     tr.delete();
+  }
+});
+
+test('readModel: the logit lens and logit attribution of a model that also generates, as core.run reads them; the trainer stays as built', () => {
+  for (const name of ['gpt2_prefix_f32', 'llama_gqa_f32']) {
+    const files = folder(name);
+    const sc = json(`${name}.scenario.json`);
+    const input = sc.inputs[0], T = input.data.length;
+    const tr = core.trainer({ ...sc, generate: { max_new_tokens: 2, temperature: 0 } }, { files });
+    try {
+      const attribution = { position: -1, token: 3, wrong: 5 };
+      const got = readModel(tr, { logit_lens: true, logit_attribution: attribution }, { position: -2, top: 4 });
+      const { generate, ...plain } = sc;
+      const ref = core.run({ ...plain, logit_lens: true, logit_attribution: attribution }, { files });
+      assert.equal(got.logit_lens.length, ref.logit_lens.length);
+      got.logit_lens.forEach((e, i) => {
+        const r = ref.logit_lens[i], V = r.shape[2], row = Array.from(r.data.subarray((T - 2) * V, (T - 1) * V));
+        assert.equal(e.step, r.step);
+        const max = Math.max(...row), sum = row.reduce((a, v) => a + Math.exp(v - max), 0);
+        const want = row.map((v, id) => ({ id, prob: Math.exp(v - max) / sum })).sort((a, b) => b.prob - a.prob || a.id - b.id).slice(0, 4);
+        assert.deepEqual(e.top.map((x) => x.id), want.map((x) => x.id), `${name} ${e.step}`);
+        e.top.forEach((x, k) => assert.ok(Math.abs(x.prob - want[k].prob) <= 1e-6, `${name} ${e.step} prob ${x.prob} vs ${want[k].prob}`));
+      });
+      assert.ok(Math.abs(got.logit_attribution.total - ref.logit_attribution.total) <= 1e-6);
+      assert.deepEqual(got.logit_attribution.components.map((c) => c.name), ref.logit_attribution.components.map((c) => c.name));
+      // the trainer's next forward has no readings; bad readings name their field and leave it usable
+      assert.equal(tr.forward({ trace: false }).logit_lens, undefined);
+      assert.throws(() => readModel(tr, { patching: {} }), (e) => e.field === 'readings.patching');
+      assert.throws(() => readModel(tr, { logit_lens: true }, { position: T }), (e) => /outside the/.test(e.message));
+      assert.deepEqual(readModel(tr, {}), {});
+    } finally {
+      tr.delete();
+    }
   }
 });
 

@@ -9,7 +9,7 @@ import { addLocale, t, translatePage } from '../i18n.js';
 import { modelEn } from '../locales/model.en.js';
 import { createHeatmap } from '../views/heatmap.js';
 import { fillTerms } from '../views/lab-views.js';
-import { createModelGrid } from '../views/model-views.js';
+import { createModelGrid, fillLens } from '../views/model-views.js';
 import { fillSection } from '../views/model-section.js';
 import { createChips } from '../views/tokens.js';
 import { droppedFiles } from './loader.js';
@@ -92,10 +92,13 @@ function ablated(M) {
   });
 }
 
+// What a result was computed for: the model, the sentence, the heads switched off.
+const runKey = (M) => `${M.info.label}|${sentence(M)}|${M.page.state.ptablate}`;
+
 async function run(M) {
   if (!M.info) return;
   const text = sentence(M);
-  const key = `${M.info.label}|${text}|${M.page.state.ptablate}`;
+  const key = runKey(M);
   if (M.result?.key === key) return;
   M.runError = null;
   try {
@@ -115,6 +118,20 @@ async function generate(M) {
     M.runError = e;
   }
   M.els.generate.disabled = false;
+  draw(M);
+}
+
+// The logit lens at the sentence's last token (kept with the sentence it read).
+async function readLens(M) {
+  if (!M.info) return;
+  M.els.lens.disabled = true;
+  try {
+    const key = runKey(M);
+    M.lens = { ...(await ask(M, { type: 'lens', text: sentence(M), ablate: ablated(M) })), key };
+  } catch (e) {
+    M.runError = e;
+  }
+  M.els.lens.disabled = false;
   draw(M);
 }
 
@@ -183,6 +200,9 @@ function draw(M) {
   M.els.next.textContent = r ? t('hub.next', { list: r.next.map((x) => `"${x.piece}" ${x.prob.toFixed(3)}`).join(', '), ms: r.ms.toFixed(0) }) : '';
   M.els.generate.disabled = !M.info;
   M.els.generated.textContent = M.generated ? `${t('hub.generated', { ms: M.generated.ms.toFixed(0) })} ${M.generated.text}` : '';
+  M.els.lens.disabled = !M.info;
+  const lens = M.info && M.lens?.key === runKey(M) ? M.lens : null;
+  fillLens(M.els.lensTable, lens?.readouts ?? null, lens ? t('hub.lensDone', { ms: lens.ms.toFixed(0) }) : '');
   M.grid.update(r && { layers: r.layers, heads: r.heads, T: r.T, maps: r.maps, open: M.page.state.pthead, off: new Set(r.ablate.map(([l, h]) => `${l}.${h}`)) });
   M.els.ablateMode.setAttribute('aria-pressed', String(M.ablateMode));
   drawHead(M);
@@ -219,6 +239,7 @@ function wire(M) {
     refreshRun(M);
   });
   els.generate.addEventListener('click', () => generate(M));
+  els.lens.addEventListener('click', () => readLens(M));
   els.ablateMode.addEventListener('click', () => { M.ablateMode = !M.ablateMode; draw(M); });
   els.ablateReset.addEventListener('click', () => { M.page.set({ ptablate: '' }, { from: 'model' }); refreshRun(M); });
 }
@@ -245,7 +266,7 @@ function show(on) {
 function build(page) {
   fillSection($('models'));
   const ids = ['url', 'urlOpen:url-open', 'cancel', 'files', 'folder', 'drop', 'progressBox:progress-box', 'progress', 'progressText:progress-text',
-    'status', 'error', 'card', 'text', 'tokens', 'next', 'generate', 'generated', 'grid', 'head', 'headTitle:h-model-head',
+    'status', 'error', 'card', 'text', 'tokens', 'next', 'generate', 'generated', 'lens', 'lensTable:lens-table', 'grid', 'head', 'headTitle:h-model-head',
     'ablateMode:ablate-mode', 'ablateReset:ablate-reset'];
   const els = Object.fromEntries(ids.map((s) => {
     const [key, id = key] = s.split(':');
@@ -297,6 +318,7 @@ function summary(M) {
     parameters: M.info.parameters, f32_bytes: M.info.f32_bytes, tokenizer: M.info.tokenizer, buildMs: M.info.ms,
     text: r?.text ?? null, ids: r ? [...r.ids] : [], pieces: r ? [...r.pieces] : [], next: r ? r.next.map((x) => ({ ...x })) : [],
     generated: M.generated ? { ids: [...M.generated.ids], text: M.generated.text } : null,
+    lens: M.lens && M.lens.key === runKey(M) ? M.lens.readouts.map((e) => ({ ...e, top: e.top.map((x) => ({ ...x })) })) : null,
     ablated: r ? r.ablate.map(([l, h]) => [l, h]) : [], heapBytes: M.info.heapBytes, loading: !!M.opening, error: (M.error ?? M.runError)?.message ?? null,
   };
 }

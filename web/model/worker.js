@@ -14,12 +14,16 @@
 //   {type: 'run', text, ablate?: [[layer, head]] (heads switched off: their outputs zeroed)}
 //       answers 'ran' {ids, pieces, T, layers, heads, maps (Float32Array [layer][head][T][T]),
 //       next: [{id, piece, prob}] (the five likeliest tokens after the last), ms}
+//   {type: 'lens', text, ablate?}
+//       the logit lens at the sentence's last token: 'lensed' {ids, readouts: [{step, layer (null: the
+//       embeddings), after ('embed' | 'attn' | 'mlp'), top: [{id, piece, prob}]}] (each point where
+//       the residual stream leaves a block, read out by the final norm and the unembedding), ms}
 //   {type: 'generate', text, n, ablate?}
 //       n greedy tokens after the text (the prompt's forward, then one decode step per token on the
 //       KV cache): 'generated' {ids, pieces (the new tokens'), text (the whole), ms}
 // Worker -> page: {type: 'progress', id, phase, file, loaded, total, bytesPerSecond, secondsLeft}
 // while opening; the answers; or {type: 'error', id, message, field, name}.
-import { pretrainedPlan, reserveHeap, sessionGenerator, setInterventions, streamedWeights } from '../../bindings/pretrained.mjs';
+import { pretrainedPlan, readModel, reserveHeap, sessionGenerator, setInterventions, streamedWeights } from '../../bindings/pretrained.mjs';
 import { loadTokenizer } from '../../bindings/tokenizer.mjs';
 import { errorMessage, inOrder, loadWorkerCore, serve } from '../app/worker-host.js';
 import { bytesSource, fileSource, openFolder, urlSource } from './loader.js';
@@ -124,6 +128,23 @@ function runSentence(model, text, ablate) {
   return { ids, pieces: model.tokenizer.pieces(ids), T, layers, heads, maps, next };
 }
 
+// Where a readout of the logit lens sits: GPT's transformer.h.{l}.x_attn / x_mlp, Llama's
+// model.layers.{l}.residual_attn / residual_mlp, else the embeddings.
+function readout(step) {
+  const m = /\.(\d+)\.(?:x|residual)_(attn|mlp)$/.exec(step);
+  return m ? { layer: Number(m[1]), after: m[2] } : { layer: null, after: 'embed' };
+}
+
+// The logit lens at the sentence's last token (one forward read by the core: Session::read).
+function lensSentence(model, text, ablate) {
+  const ids = tokens(model, text);
+  switchOff(model, ablate);
+  model.session.setInput(model.input, Float32Array.from(ids), [1, ids.length]);
+  const { logit_lens: lens } = readModel(model.session, { logit_lens: true }, { position: -1, top: TOP });
+  const readouts = lens.map((e) => ({ step: e.step, ...readout(e.step), top: e.top.map((x) => ({ ...x, piece: model.tokenizer.pieces([x.id])[0] })) }));
+  return { ids, readouts };
+}
+
 // n greedy tokens after the sentence: the prompt's forward, then one decode step per token on the KV cache.
 function continueSentence(model, text, n, ablate) {
   const prompt = tokens(model, text);
@@ -161,6 +182,8 @@ export function createModelController({ post, loadCore = () => loadWorkerCore(),
     } else if (msg.type === 'run') {
       const r = runSentence(model, msg.text, msg.ablate);
       post({ type: 'ran', id, ...r, ms: now() - t0 }, [r.maps.buffer]);
+    } else if (msg.type === 'lens') {
+      post({ type: 'lensed', id, ...lensSentence(model, msg.text, msg.ablate), ms: now() - t0 });
     } else if (msg.type === 'generate') {
       post({ type: 'generated', id, ...continueSentence(model, msg.text, msg.n, msg.ablate), ms: now() - t0 });
     }

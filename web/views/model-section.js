@@ -43,6 +43,10 @@ const MARKUP = `
         <button type="button" id="model-generate" data-testid="model-generate" data-i18n="hub.generate">Continue the sentence (16 tokens, greedy)</button>
       </div>
       <p id="model-generated" data-testid="model-generated"></p>
+      <div class="train-buttons">
+        <button type="button" id="model-lens" data-testid="model-lens" data-i18n="hub.lens">Logit lens: what each layer predicts next</button>
+      </div>
+      <table id="model-lens-table" class="lens-table" data-testid="model-lens-table" hidden></table>
     </div>
     <div class="card" role="group" aria-labelledby="h-model-grid">
       <h3 id="h-model-grid" data-i18n="hub.gridHeading">Every layer and head</h3>

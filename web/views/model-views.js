@@ -51,3 +51,23 @@ export function createModelGrid(root, { onPress }) {
     },
   };
 }
+
+// The logit lens as a table: a row per readout (the embeddings, then each layer after its attention
+// and after its MLP), its likeliest next tokens with their probabilities; readouts null: empty.
+export function fillLens(table, readouts, caption) {
+  table.replaceChildren();
+  table.hidden = !readouts;
+  if (!readouts) return;
+  table.createCaption().textContent = caption;
+  const head = table.createTHead().insertRow();
+  for (const key of ['hub.lensWhere', 'hub.lensTop']) head.append(Object.assign(document.createElement('th'), { scope: 'col', textContent: t(key) }));
+  const body = table.createTBody();
+  for (const r of readouts) {
+    const row = body.insertRow();
+    row.dataset.step = r.step;
+    const where = r.layer == null ? t('hub.lensEmbed') : t(r.after === 'attn' ? 'hub.lensAttn' : 'hub.lensMlp', { l: r.layer });
+    row.append(Object.assign(document.createElement('th'), { scope: 'row', textContent: where, title: r.step }));
+    row.insertCell().textContent = r.top.map((x) => `"${x.piece}" ${x.prob.toFixed(3)}`).join(', ');
+  }
+}
+
