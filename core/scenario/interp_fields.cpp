@@ -189,15 +189,18 @@ void parse_fields(const json& j, const ModuleInfo& info, Scenario& s) {
 
 }  // namespace
 
+// `text` as JSON, or an error at `field` saying it is not.
+static json parsed(const std::string& text, const char* field) {
+  try {
+    return json::parse(text);
+  } catch (const json::exception& e) {
+    fail_at(field, field, " are not valid JSON: ", e.what());
+  }
+}
+
 void parse_interventions(const std::string& text, Scenario& s) {
   if constexpr (kInterp) {
-    json j;
-    try {
-      j = json::parse(text);
-    } catch (const json::exception& e) {
-      fail_at("interventions", "interventions are not valid JSON: ", e.what());
-    }
-    parse_interventions_list(j, s);
+    parse_interventions_list(parsed(text, "interventions"), s);
   } else {
     fail_at("interventions", "interventions need the full core: load it with loadAttention({fast: true})");
   }
@@ -205,12 +208,7 @@ void parse_interventions(const std::string& text, Scenario& s) {
 
 void parse_readings(const std::string& text, const ModuleInfo& info, Scenario& s) {
   if constexpr (kInterp) {
-    json j;
-    try {
-      j = json::parse(text);
-    } catch (const json::exception& e) {
-      fail_at("readings", "readings are not valid JSON: ", e.what());
-    }
+    const json j = parsed(text, "readings");
     if (!j.is_object()) fail_at("readings", "readings must be {\"logit_lens\"?: true, \"logit_attribution\"?: {\"position\", \"token\", ...}}");
     for (const auto& [key, value] : j.items())
       if (key != "logit_lens" && key != "logit_attribution")
