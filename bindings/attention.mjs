@@ -285,6 +285,11 @@ export class AttentionCore {
   heapUsed() { return this._m.heapUsed(); }        // bytes allocated by malloc now
 }
 
+// The threaded glue's printErr: the main thread waits for the last chunks of a split loop, and the
+// pool's threads never wait on it (they call nothing on the main thread), so the glue's warning
+// about blocking there is left out.
+export const threadsPrintErr = (text) => { if (!/^Blocking on the main thread/.test(text)) console.warn(text); };
+
 // options.wasmBinary: the small build's bytes when the caller has them already (the notebook page
 // carries them inline: web/playground/notebook.js); else they are fetched (read, under Node) from
 // beside the glue. options.simd: 'auto' (relaxed SIMD where the engine has it, and where the
@@ -327,9 +332,7 @@ export async function loadAttention({ wasmBinary = null, simd = 'auto', fast = f
     attnThreads: count,  // the pool of Web Workers: count - 1 (CMakeLists.txt, PTHREAD_POOL_SIZE)
     mainScriptUrlOrBlob: glueUrl,
     locateFile: () => threadsWorkerUrl.href,
-    // the main thread waits for the last chunks of a split loop: the pool's threads never wait on
-    // it (they call nothing on the main thread), so the glue's warning about blocking there is left out
-    printErr: (text) => { if (!/^Blocking on the main thread/.test(text)) console.warn(text); },
+    printErr: threadsPrintErr,
   });
   if (isNode) globalThis.Worker.unrefAll?.();
   module.setThreads(count);

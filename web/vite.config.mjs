@@ -7,12 +7,10 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vite';
+import { ISOLATION_HEADERS } from '../scripts/isolation-headers.mjs';
 import { wgslMinify } from './wgsl-minify.mjs';
 
 const root = fileURLToPath(new URL('.', import.meta.url));
-// Cross-origin isolation: with these two headers a page has SharedArrayBuffer, and the core runs
-// its threaded build (bindings/attention.mjs: crossOriginIsolated); without them, one thread.
-export const ISOLATION_HEADERS = { 'Cross-Origin-Opener-Policy': 'same-origin', 'Cross-Origin-Embedder-Policy': 'require-corp' };
 const project = fileURLToPath(new URL('..', import.meta.url));
 
 // The threaded build's worker script (build/wasm/attention-threads.worker.js) is a classic worker

@@ -22,7 +22,7 @@ import * as ortWasm from '/node_modules/onnxruntime-web/dist/ort.wasm.min.mjs';
 import * as ortGpu from '/node_modules/onnxruntime-web/dist/ort.webgpu.min.mjs';
 import { GpuAttention, planFromResult } from '/web/gpu/attention-gpu.js';
 import { timed } from '/tests/bench/timed.mjs';
-import { hasRelaxedSimd } from '/bindings/attention.mjs';
+import { hasRelaxedSimd, threadsPrintErr } from '/bindings/attention.mjs';
 
 const tf = globalThis.tf;
 // The threads every backend computes with (page.html?threads=N; run.mjs --threads): 1 unless asked,
@@ -410,7 +410,7 @@ window.bench = {
       const glue = new URL(`/build/wasm/bench/${name}.js`, location.href).href;
       core = await (await import(glue)).default({ wasmBinary: await fetchBytes(`/build/wasm/bench/${name}.wasm`), attnThreads: THREADS,
         mainScriptUrlOrBlob: glue, locateFile: (file) => new URL(`/build/wasm/bench/${file}`, location.href).href,
-        printErr: (text) => { if (!/^Blocking on the main thread/.test(text)) console.warn(text); } });  // as bindings/attention.mjs
+        printErr: threadsPrintErr });
     } else {
       core = await createAttentionBench({ wasmBinary: await fetchBytes(`/build/wasm/bench/attention-bench${relaxed ? '-relaxed' : ''}.wasm`) });
     }

@@ -7,6 +7,7 @@ import { createReadStream, existsSync, statSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { extname, join, normalize } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { ISOLATION_HEADERS } from '../../scripts/isolation-headers.mjs';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 // /build/wasm/attention.{js,wasm}: the page's core, which describes the attention block for core-webgpu;
@@ -35,7 +36,7 @@ export async function serveBench() {
     // threaded builds can start threads); the one-thread page is not, as before
     const isolate = extname(file) !== '.html' || new URL(req.url, 'http://x').searchParams.has('threads');
     res.writeHead(200, { 'content-type': TYPES[extname(file)] ?? 'application/octet-stream', 'cache-control': 'no-store', 'content-length': statSync(file).size,
-      ...(isolate ? { 'cross-origin-opener-policy': 'same-origin', 'cross-origin-embedder-policy': 'require-corp' } : {}) });
+      ...(isolate ? ISOLATION_HEADERS : {}) });
     createReadStream(file).pipe(res);
   });
   await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -10,7 +10,7 @@ const TYPES = { '.html': 'text/html; charset=utf-8', '.js': 'text/javascript', '
   '.json': 'application/json', '.svg': 'image/svg+xml', '.wgsl': 'text/plain; charset=utf-8', '.png': 'image/png' };
 
 // headers: more to send with every file (ISOLATION_HEADERS: the page runs the threaded build).
-export const ISOLATION_HEADERS = { 'cross-origin-opener-policy': 'same-origin', 'cross-origin-embedder-policy': 'require-corp' };
+export { ISOLATION_HEADERS } from '../../scripts/isolation-headers.mjs';
 export async function serveStatic(dir, { csp = STRICT_CSP, headers = {} } = {}) {
   const server = createServer((req, res) => {
     const path = normalize(decodeURIComponent(new URL(req.url, 'http://x').pathname)).replace(/^(\.\.[/\\])+/, '');
