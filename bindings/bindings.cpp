@@ -454,6 +454,9 @@ double heap_used() { return static_cast<double>(mallinfo().uordblks); }
 #if ATTN_PRETRAINED
 // The most the heap's allocator has held from the system at once (dlmalloc's max footprint).
 double heap_peak() { return static_cast<double>(mallinfo().usmblks); }
+// The bytes the core's tensors may hold at once (core/base/tensor.hpp; 768 MiB unless set): a worker
+// that keeps one checkpoint while it builds the next needs room for both.
+void set_memory_budget(double bytes) { attn::set_memory_budget(static_cast<size_t>(bytes)); }
 // Grows the heap once by `bytes` (a block allocated and freed: malloc takes the model's tensors
 // from it later). Memory grown a tensor at a time overshoots by up to a fifth of its size at each
 // step (Emscripten's geometric growth): a model of 500 MB then holds 690. False when the heap cannot.
@@ -526,6 +529,7 @@ EMSCRIPTEN_BINDINGS(attention) {
   function("pretrainedPlan", &pretrained_plan);
   function("reserveHeap", &reserve_heap);
   function("heapPeak", &heap_peak);
+  function("setMemoryBudget", &set_memory_budget);
 #endif
   function("attentionMask", &attention_mask);
   function("nextTokenDistribution", &next_token_distribution);

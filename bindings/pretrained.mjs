@@ -30,6 +30,9 @@ export function pretrainedPlan(core, { label = 'model', files, sizes = {}, maxBy
 export const reserveHeap = (core, bytes) => full(core).reserveHeap(bytes);
 // The most the heap's allocator has held at once (its max footprint), in bytes.
 export const heapPeak = (core) => full(core).heapPeak();
+// The bytes the core's tensors may hold at once (768 MiB unless set; a tensor past it is refused
+// with a message): a worker keeping one checkpoint while it builds the next needs room for both.
+export const setMemoryBudget = (core, bytes) => full(core).setMemoryBudget(bytes);
 
 // A trainer built from a folder's headers and sizes: {tensors: [{file, name, dtype, begin, end,
 // count}] (byte ranges in each file), write(i, first, bytes) (tensor i's values from value `first`

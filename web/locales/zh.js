@@ -417,5 +417,7 @@ export const coreZh = {
   'biases on q_proj, k_proj, v_proj and o_proj': 'q_proj、k_proj、v_proj 和 o_proj 带偏置',
   'biases on gate_proj, up_proj and down_proj': 'gate_proj、up_proj 和 down_proj 带偏置',
   'biases on q_proj, k_proj and v_proj only (Qwen2)': '只有 q_proj、k_proj 和 v_proj 带偏置（Qwen2）',
+  'sliding window (Mistral, Qwen2): key j visible from query i only if i - sliding_window < j <= i (0: none)': '滑动窗口（Mistral、Qwen2）：只有当 i - sliding_window < j <= i 时，查询 i 才能看到键 j（0：不用）',
+  "the first layer with the sliding window (Qwen2's; 0: every layer)": '第一个使用滑动窗口的层（Qwen2 的；0：每一层）',
   'bias in the projections': '投影是否带偏置',
 };

@@ -16,7 +16,7 @@ import { droppedFiles } from './loader.js';
 
 const locale = addLocale({ en: modelEn, zh: () => import('../locales/model.zh.js').then((m) => m.modelZh) });
 const $ = (id) => document.getElementById(id);
-// The float32 weights the page opens: the full build's heap grows to 1 GiB; the weights stream into
+// The float32 weights the page opens: the full build's heap grows to 2 GiB; the weights stream into
 // the module (about their float32 size in the heap), and the model open before stays until the new
 // one is built: two models of this size fit beside the activations of a sentence.
 export const PAGE_MAX_BYTES = 640 << 20;

@@ -23,7 +23,7 @@
 //       KV cache): 'generated' {ids, pieces (the new tokens'), text (the whole), ms}
 // Worker -> page: {type: 'progress', id, phase, file, loaded, total, bytesPerSecond, secondsLeft}
 // while opening; the answers; or {type: 'error', id, message, field, name}.
-import { pretrainedPlan, readModel, reserveHeap, sessionGenerator, setInterventions, streamedWeights } from '../../bindings/pretrained.mjs';
+import { pretrainedPlan, readModel, reserveHeap, sessionGenerator, setInterventions, setMemoryBudget, streamedWeights } from '../../bindings/pretrained.mjs';
 import { loadTokenizer } from '../../bindings/tokenizer.mjs';
 import { errorMessage, inOrder, loadWorkerCore, serve } from '../app/worker-host.js';
 import { bytesSource, fileSource, openFolder, urlSource } from './loader.js';
@@ -33,6 +33,9 @@ const TOP = 5;
 // Room beside the weights for a sentence's forward (GPT-2 small at 128 tokens: 26 MB of logits, 9 MB
 // of attention maps, the layers' activations), reserved with them so the heap grows once.
 const HEADROOM = 64 << 20;
+// The core's own budget of tensors alive at once (core/base/tensor.hpp), and the weights a folder
+// may have when the page does not say (mode.js PAGE_MAX_BYTES).
+const BUDGET = 768 << 20, DEFAULT_MAX_BYTES = 640 << 20;
 
 const archOf = (module, c) => module === 'GPT'
   ? { layers: c.n_layer, heads: c.n_head, kvHeads: c.n_head, block: c.block_size, vocab: c.vocab_size }
@@ -87,8 +90,10 @@ async function openModel(core, msg, { signal, post, now }) {
     tokenizer = ranks || files('tokenizer.json') || (files('vocab.json') && files('merges.txt'))
       ? await loadTokenizer(files, ranks ? 'gpt2' : listed.model_type) : idsTokenizer;
     input = core.modules().find((m) => m.id === listed.module).inputs[0].name;
-    // the heap grown once for the weights and a sentence's activations (see HEADROOM)
+    // the heap grown once for the weights and a sentence's activations (see HEADROOM); the core's
+    // budget (768 MiB of tensors) widened for the open model, this one and the activations
     reserveHeap(core, core.heapUsed() + listed.f32_bytes + HEADROOM);
+    setMemoryBudget(core, BUDGET + 2 * (msg.maxBytes ?? DEFAULT_MAX_BYTES));
     // greedy generation with the KV cache on the same module (the page's Continue)
     session = core.trainer({ pretrained: label, inputs: [{ name: input, shape: [1, 1], data: [0] }], generate: { max_new_tokens: MAX_TOKENS, temperature: 0 } },
       { files: given, sizes });
