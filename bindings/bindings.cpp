@@ -50,23 +50,6 @@ std::string token_meta(const attn::GeneratedToken& g) {
 
 std::string ids_json(const std::vector<std::vector<int64_t>>& ids) { return nlohmann::json(ids).dump(); }
 
-#if ATTN_PRETRAINED
-// The k likeliest of a row of V logits, softmaxed: [[id, prob], ...], likeliest first.
-nlohmann::json top_of_row(const float* row, int64_t V, int k) {
-  const float mx = *std::max_element(row, row + V);
-  double sum = 0;
-  for (int64_t i = 0; i < V; ++i) sum += std::exp(double(row[i]) - mx);
-  std::vector<int64_t> ids(static_cast<size_t>(V));
-  for (int64_t i = 0; i < V; ++i) ids[static_cast<size_t>(i)] = i;
-  const size_t n = std::min<size_t>(static_cast<size_t>(std::max(k, 1)), ids.size());
-  std::partial_sort(ids.begin(), ids.begin() + static_cast<std::ptrdiff_t>(n), ids.end(),
-                    [&](int64_t a, int64_t b) { return row[a] > row[b] || (row[a] == row[b] && a < b); });
-  nlohmann::json out = nlohmann::json::array();
-  for (size_t i = 0; i < n; ++i) out.push_back({ids[i], std::exp(double(row[ids[i]]) - mx) / sum});
-  return out;
-}
-#endif
-
 val view(const attn::Tensor& t) {
   return val(typed_memory_view(static_cast<size_t>(t.numel()), t.base()));  // callers pass packed tensors
 }
@@ -272,7 +255,11 @@ class Trainer : public Failure {
         for (const auto& [step, t] : r.logit_lens) {
           const int64_t T = t.size(1), V = t.size(2), p = position < 0 ? T + position : position;
           if (p < 0 || p >= T) attn::fail_at("position", "position ", position, " is outside the ", T, " tokens");
-          j["logit_lens"].push_back({{"step", step}, {"top", top_of_row(t.data() + p * V, V, k)}});
+          std::vector<float> probs(t.data() + p * V, t.data() + (p + 1) * V);
+          attn::kernels().softmax(probs.data(), static_cast<size_t>(V));
+          nlohmann::json top = nlohmann::json::array();
+          for (const attn::TopToken& e : attn::top_tokens(probs.data(), V, static_cast<size_t>(std::max(k, 1)))) top.push_back({e.id, e.p});
+          j["logit_lens"].push_back({{"step", step}, {"top", top}});
         }
       }
       if (r.has_logit_attribution) {

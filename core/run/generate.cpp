@@ -52,19 +52,18 @@ void keep_top_p(float* x, int64_t V, double top_p) {
   }
 }
 
-// The most probable ids of one row of probabilities, p > 0, by p then id.
-std::vector<TopToken> top_tokens(const float* p, int64_t V) {
+}  // namespace
+
+std::vector<TopToken> top_tokens(const float* p, int64_t V, size_t k) {
   std::vector<TopToken> all;
   for (int64_t j = 0; j < V; ++j)
     if (p[j] > 0.f) all.push_back({j, p[j]});
-  const size_t k = std::min(all.size(), static_cast<size_t>(kTopTokens));
+  k = std::min(all.size(), k);
   std::partial_sort(all.begin(), all.begin() + static_cast<std::ptrdiff_t>(k), all.end(),
                     [](const TopToken& a, const TopToken& b) { return a.p > b.p || (a.p == b.p && a.id < b.id); });
   all.resize(k);
   return all;
 }
-
-}  // namespace
 
 void next_token_distribution(float* x, int64_t V, const GenerateSpec& spec) {
   if (spec.temperature > 0) {  // logits[:, -1, :] / temperature: float32 divided by the float32 scalar

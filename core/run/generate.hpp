@@ -52,6 +52,9 @@ struct GeneratedToken {
 // The probabilities one row is sampled from (logits: V values, changed in place into them):
 // / temperature (when > 0), top_k, top_p, softmax.
 void next_token_distribution(float* logits, int64_t V, const GenerateSpec& spec);
+// The k most probable ids of one row of V probabilities, p > 0, by p then id (a new token's top,
+// the logit lens's readouts in the bindings).
+std::vector<TopToken> top_tokens(const float* p, int64_t V, size_t k = kTopTokens);
 
 class Generation {
  public:

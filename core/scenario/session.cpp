@@ -264,7 +264,6 @@ Result Session::read(const std::string& readings) {
 }
 
 // A forward with the scenario's interventions (every step named, so every one is reachable).
-
 void Session::intervene_in(Context& ctx) const {
   if (kInterp && !s_.interventions.empty()) ctx.interventions = &s_.interventions;
 }

@@ -13,15 +13,17 @@
 import { timed } from './timed.mjs';
 
 const LAYERS = 12;
-const f32 = (b) => new Float32Array(b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength));
+// Raw float32 bytes as a Float32Array (copied: a Buffer's bytes may start at any offset).
+export const f32 = (b) => new Float32Array(b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength));
 
+// Logits against PyTorch's: their greedy id must be PyTorch's; the largest difference.
 export function check(logits, want, idRef) {
+  if (logits.length !== want.length) throw new Error(`${logits.length} logits, PyTorch has ${want.length}`);
   let d = 0, id = 0;
   for (let i = 0; i < want.length; i++) {
     d = Math.max(d, Math.abs(logits[i] - want[i]));
     if (logits[i] > logits[id]) id = i;
   }
-  if (logits.length !== want.length) throw new Error(`${logits.length} logits, PyTorch has ${want.length}`);
   if (id !== idRef) throw new Error(`greedy id ${id} is not PyTorch's ${idRef}`);
   return { id, id_ref: idRef, max_abs_diff_vs_ref: d };
 }

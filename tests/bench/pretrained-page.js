@@ -12,7 +12,7 @@ import { loadAttention } from '/bindings/attention.mjs';
 import { forkGeneration, heapPeak, lastLogits, pretrainedPlan, reserveHeap, sessionGenerator, streamedWeights } from '/bindings/pretrained.mjs';
 import * as ort from '/node_modules/onnxruntime-web/dist/ort.wasm.min.mjs';
 import { openFolder, urlSource } from '/web/model/loader.js';
-import { check, ortPretrained } from './pretrained-ort.mjs';
+import { check, f32, ortPretrained } from './pretrained-ort.mjs';
 import { timed } from './timed.mjs';
 
 const read = async (dir, name) => {
@@ -20,7 +20,6 @@ const read = async (dir, name) => {
   if (!r.ok) throw new Error(`${dir}${name}: HTTP ${r.status}`);
   return new Uint8Array(await r.arrayBuffer());
 };
-const f32 = (b) => new Float32Array(b.buffer, b.byteOffset, b.byteLength / 4);
 
 window.bench = {
   async core(dir, protocol) {

@@ -102,8 +102,9 @@ async function run(M) {
   if (M.result?.key === key) return;
   M.runError = null;
   try {
-    const r = await ask(M, { type: 'run', text, ablate: ablated(M) });
-    M.result = { ...r, text, key, ablate: ablated(M) };
+    const ablate = ablated(M);
+    const r = await ask(M, { type: 'run', text, ablate });
+    M.result = { ...r, text, key, ablate };
   } catch (e) {
     M.runError = e;
   }
@@ -134,6 +135,9 @@ async function readLens(M) {
   M.els.lens.disabled = false;
   draw(M);
 }
+
+// The lens read for the model, sentence and heads switched off as they are now, or null.
+const freshLens = (M) => (M.info && M.lens?.key === runKey(M) ? M.lens : null);
 
 // --- drawing ---
 
@@ -201,7 +205,7 @@ function draw(M) {
   M.els.generate.disabled = !M.info;
   M.els.generated.textContent = M.generated ? `${t('hub.generated', { ms: M.generated.ms.toFixed(0) })} ${M.generated.text}` : '';
   M.els.lens.disabled = !M.info;
-  const lens = M.info && M.lens?.key === runKey(M) ? M.lens : null;
+  const lens = freshLens(M);
   fillLens(M.els.lensTable, lens?.readouts ?? null, lens ? t('hub.lensDone', { ms: lens.ms.toFixed(0) }) : '');
   M.grid.update(r && { layers: r.layers, heads: r.heads, T: r.T, maps: r.maps, open: M.page.state.pthead, off: new Set(r.ablate.map(([l, h]) => `${l}.${h}`)) });
   M.els.ablateMode.setAttribute('aria-pressed', String(M.ablateMode));
@@ -318,7 +322,7 @@ function summary(M) {
     parameters: M.info.parameters, f32_bytes: M.info.f32_bytes, tokenizer: M.info.tokenizer, buildMs: M.info.ms,
     text: r?.text ?? null, ids: r ? [...r.ids] : [], pieces: r ? [...r.pieces] : [], next: r ? r.next.map((x) => ({ ...x })) : [],
     generated: M.generated ? { ids: [...M.generated.ids], text: M.generated.text } : null,
-    lens: M.lens && M.lens.key === runKey(M) ? M.lens.readouts.map((e) => ({ ...e, top: e.top.map((x) => ({ ...x })) })) : null,
+    lens: freshLens(M)?.readouts.map((e) => ({ ...e, top: e.top.map((x) => ({ ...x })) })) ?? null,
     ablated: r ? r.ablate.map(([l, h]) => [l, h]) : [], heapBytes: M.info.heapBytes, loading: !!M.opening, error: (M.error ?? M.runError)?.message ?? null,
   };
 }
