@@ -267,6 +267,16 @@ class Trainer : public Failure {
         for (const attn::LogitComponent& e : r.logit_attribution.components) c.push_back({{"name", e.name}, {"value", e.value}});
         j["logit_attribution"] = {{"total", r.logit_attribution.total}, {"components", c}};
       }
+      // a patching sweep's cells as [step, head | null, position | null, value]
+      const auto cells = [](const attn::PatchingResult& p) {
+        nlohmann::json c = nlohmann::json::array();
+        const auto dim = [](int64_t v) { return v == attn::Attrs::kAll ? nlohmann::json() : nlohmann::json(v); };
+        for (const attn::PatchCell& e : p.cells) c.push_back({e.step, dim(e.head), dim(e.position), e.value});
+        return c;
+      };
+      if (r.has_patching)
+        j["patching"] = {{"clean_metric", r.patching.clean_metric}, {"corrupted_metric", r.patching.corrupted_metric}, {"cells", cells(r.patching)}};
+      if (r.has_attribution) j["attribution_patching"] = {{"cells", cells(r.attribution_patching)}};
       out = j.dump();
     });
     return out;

@@ -52,17 +52,24 @@ export function setInterventions(trainer, list) {
   if (!trainer._t.setInterventions(JSON.stringify(list))) throwIfFailed(trainer._t);
 }
 
-// One forward of a trainer's current inputs read for the logit lens and / or the direct logit
-// attribution (core/SCENARIO.md, "Interpretability"), whatever the trainer was built with (a model
-// that also generates): readings {logit_lens?: true, logit_attribution?: {position, token, wrong?}};
-// the lens compact for any vocabulary, each readout's `top` likeliest tokens at `position` (batch
-// row 0; negative: from the end): {logit_lens?: [{step, top: [{id, prob}]}], logit_attribution?:
-// {total, components: [{name, value}]}}. The trainer's own readings stay for its next forwards.
+// One forward of a trainer's current inputs read for the logit lens, the direct logit attribution
+// and activation / attribution patching (core/SCENARIO.md, "Interpretability"), whatever the trainer
+// was built with (a model that also generates): readings {logit_lens?: true, logit_attribution?:
+// {position, token, wrong?, batch?}, patching?: {clean, corrupted, steps, by, metric},
+// attribution_patching?: {...}} (patching: the inputs hold the clean and corrupted rows). The lens
+// compact for any vocabulary, each readout's `top` likeliest tokens at `position` (batch row 0;
+// negative: from the end): {logit_lens?: [{step, top: [{id, prob}]}], logit_attribution?: {total,
+// components: [{name, value}]}, patching?: {clean_metric, corrupted_metric, cells: [{step, head?,
+// position?, metric}]}, attribution_patching?: {cells: [{step, head?, position?, estimate}]}}.
+// The trainer's own readings stay for its next forwards.
 export function readModel(trainer, readings, { position = -1, top = 5 } = {}) {
   const text = trainer._t.read(JSON.stringify(readings), position, top);
   if (!text) throwIfFailed(trainer._t);
   const r = JSON.parse(text);
   for (const e of r.logit_lens ?? []) e.top = e.top.map(([id, prob]) => ({ id, prob }));
+  const cells = (list, key) => list.map(([step, head, position, value]) => ({ step, ...(head === null ? {} : { head }), ...(position === null ? {} : { position }), [key]: value }));
+  if (r.patching) r.patching.cells = cells(r.patching.cells, 'metric');
+  if (r.attribution_patching) r.attribution_patching.cells = cells(r.attribution_patching.cells, 'estimate');
   return r;
 }
 

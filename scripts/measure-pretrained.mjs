@@ -5,16 +5,20 @@
 // Chromium and Firefox: the time to open it (download, checks, streaming into the core), the WASM
 // memory the worker's core holds after (against the float32 size: the target is <= 1.3x), one
 // forward of a 16-token sentence (every layer x head's map) and a 16-token greedy continuation.
+// Then "Patch every head" on the default sentence and its corruption (144 heads patched, each
+// replayed from its layer on, plus attribution patching and the direct logit attribution).
 // With --reopen, the folder is opened a second time while the first model is open (the first stays
 // until the second is built: two 124M models in the worker's heap at once): its time and the heap after.
-//   node scripts/measure-pretrained.mjs [--engines chromium,firefox] [--dtype F32|F16] [--reopen] [--json out.json]
+// With --isolated, the page is served cross-origin isolated (COOP + COEP, as npm start serves it):
+// the model's worker runs the threaded build on every core.
+//   node scripts/measure-pretrained.mjs [--engines chromium,firefox] [--dtype F32|F16] [--reopen] [--isolated] [--json out.json]
 import { closeSync, createReadStream, mkdtempSync, openSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { launch, openPage, startServer } from '../tests/browser/harness.mjs';
 
-const { values: args } = parseArgs({ options: { engines: { type: 'string', default: 'chromium,firefox' }, dtype: { type: 'string', default: 'F32' }, reopen: { type: 'boolean', default: false }, json: { type: 'string' } } });
+const { values: args } = parseArgs({ options: { engines: { type: 'string', default: 'chromium,firefox' }, dtype: { type: 'string', default: 'F32' }, reopen: { type: 'boolean', default: false }, isolated: { type: 'boolean', default: false }, json: { type: 'string' } } });
 const GPT2 = { n_layer: 12, n_head: 12, n_embd: 768, n_positions: 1024, vocab_size: 50257 };
 
 // GPT-2's tensors as Hugging Face saves GPT2LMHeadModel (lm_head tied, so not saved).
@@ -77,7 +81,7 @@ const serve = (req, res, next) => {
   res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': String(size) });
   createReadStream(path).pipe(res);
 };
-const server = await startServer({ middleware: serve });
+const server = await startServer({ middleware: serve, isolated: args.isolated });
 const rows = [];
 try {
   for (const engine of args.engines.split(',')) {
@@ -92,6 +96,11 @@ try {
       const m = await page.evaluate(() => window.playground.model());
       if (!m || m.error) throw new Error(`${engine}: ${m?.error ?? await page.getByTestId('model-error').textContent()}`);
       const forwardMs = Number((await page.getByTestId('model-next').textContent()).match(/\(([\d.]+) ms\)/)[1]);
+      await page.getByTestId('model-patch').click();
+      await page.waitForFunction(() => window.playground.model().patching !== null || document.querySelector('[data-testid="model-patch-note"]').classList.contains('error-text'), null, { timeout: 600000, polling: 100 });
+      const patched = (await page.evaluate(() => window.playground.model())).patching;
+      if (!patched) throw new Error(`${engine}: patching: ${await page.getByTestId('model-patch-note').textContent()}`);
+      const patchMs = patched.ms, patchT = patched.ids.length;
       await page.getByTestId('model-text').fill('The animal didn\'t cross the street because it was too tired and slow today');
       await page.waitForFunction(() => window.playground.model().text.endsWith('today'), null, { timeout: 120000 });
       const m2 = await page.evaluate(() => window.playground.model());
@@ -111,7 +120,8 @@ try {
         reopen = { openS: (Date.now() - t1) / 1000, heapMB: m3.heapBytes / 1e6 };
       }
       rows.push({ engine, dtype, fileMB: bytes / 1e6, f32MB: m.f32_bytes / 1e6, openS: wall, buildMs: m.buildMs, heapMB: m.heapBytes / 1e6,
-        heapOverF32: m.heapBytes / m.f32_bytes, tokens: [m.ids.length, m2.ids.length], forwardMs: [forwardMs, forward2], generate16Ms: genMs, reopen });
+        heapOverF32: m.heapBytes / m.f32_bytes, tokens: [m.ids.length, m2.ids.length], forwardMs: [forwardMs, forward2], generate16Ms: genMs, patchMs, patchT,
+        isolated: args.isolated, reopen });
     } finally {
       await browser.close();
     }
@@ -120,11 +130,12 @@ try {
   await server.close();
   rmSync(dir, { recursive: true, force: true });
 }
-console.log(`CPU: ${cpus()[0].model} (${cpus().length} cores); GPT-2-small shape, ${dtype} file of ${(bytes / 1e6).toFixed(1)} MB, served from the same host`);
-console.log('| browser | open (s) | in the core (ms) | WASM memory (MB) | / float32 size | forward, T tokens (ms) | 16 greedy tokens (ms) |');
-console.log('|---|---|---|---|---|---|---|');
+console.log(`CPU: ${cpus()[0].model} (${cpus().length} cores); GPT-2-small shape, ${dtype} file of ${(bytes / 1e6).toFixed(1)} MB, served from the same host, ` +
+  `${args.isolated ? 'cross-origin isolated (the model worker threaded)' : 'not isolated (one thread)'}`);
+console.log('| browser | open (s) | in the core (ms) | WASM memory (MB) | / float32 size | forward, T tokens (ms) | 16 greedy tokens (ms) | patch 144 heads (ms) |');
+console.log('|---|---|---|---|---|---|---|---|');
 for (const r of rows) {
   if (r.reopen) console.log(`${r.engine}: opened again with the first model open: ${r.reopen.openS.toFixed(2)} s, WASM memory after ${r.reopen.heapMB.toFixed(0)} MB`);
-  console.log(`| ${r.engine} | ${r.openS.toFixed(2)} | ${r.buildMs.toFixed(0)} | ${r.heapMB.toFixed(0)} | ${r.heapOverF32.toFixed(3)}× | ${r.forwardMs.map((ms, i) => `${ms.toFixed(0)} (T=${r.tokens[i]})`).join(', ')} | ${r.generate16Ms.toFixed(0)} |`);
+  console.log(`| ${r.engine} | ${r.openS.toFixed(2)} | ${r.buildMs.toFixed(0)} | ${r.heapMB.toFixed(0)} | ${r.heapOverF32.toFixed(3)}× | ${r.forwardMs.map((ms, i) => `${ms.toFixed(0)} (T=${r.tokens[i]})`).join(', ')} | ${r.generate16Ms.toFixed(0)} | ${r.patchMs.toFixed(0)} (T=${r.patchT}) |`);
 }
 if (args.json) writeFileSync(args.json, JSON.stringify(rows, null, 2));

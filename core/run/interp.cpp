@@ -115,14 +115,19 @@ bool row_local(const Node& n, const std::vector<Node>& nodes, int64_t T) {
 struct Replayed {
   Tensor out;
   int64_t position;  // the metric's row in `out` along dim 1
+  bool vocab = false;  // `out` has the columns of replay's `vocab` only
 };
 
 // The nodes after `from` that the target reads and that depend on it, recomputed with node
 // `from`'s output replaced by `value` (each by its descriptor's forward): the new output of node
 // `target`. With `position` >= 0 (the metric reads that row of the target only), the row-local
 // tail of the tape (row_local: the last block's projection, MLP, final norm and unembedding)
-// computes that row alone: the replay's result then has one row, at position 0.
-Replayed replay(const std::vector<Node>& nodes, int32_t from, const Tensor& value, int32_t target, int64_t position) {
+// computes that row alone: the replay's result then has one row, at position 0. With `vocab`
+// (the tokens a logit or logit_diff metric reads) and a target that is an unembedding (a linear
+// node), only those rows of its weight are multiplied: the result has one column per token of
+// `vocab` (a 124M model's sweep no longer reads its 154 MB unembedding once per cell).
+Replayed replay(const std::vector<Node>& nodes, int32_t from, const Tensor& value, int32_t target, int64_t position,
+                const std::vector<int64_t>& vocab = {}) {
   std::vector<Tensor> redone(nodes.size());
   redone[u(from)] = value;
   std::vector<char> needed(nodes.size(), 0);  // what the target reads (not the views kept for display)
@@ -156,10 +161,22 @@ Replayed replay(const std::vector<Node>& nodes, int32_t from, const Tensor& valu
       const Tensor& a = redone[u(i)].defined() ? redone[u(i)] : nodes[u(i)].out;
       in.push_back(tail[u(id)] && !tail[u(i)] && nodes[u(i)].op != Op::parameter ? row(a) : a);
     }
+    const bool columns = id == target && !vocab.empty() && n.op == Op::linear;
+    if (columns) {  // the weight's (and bias's) rows of `vocab`
+      for (size_t k = 1; k < in.size(); ++k) {
+        if (!in[k].defined()) continue;
+        const Tensor all = in[k].contiguous();
+        const int64_t width = all.dim() == 2 ? all.size(1) : 1;
+        Tensor rows = Tensor::empty(all.dim() == 2 ? Shape{static_cast<int64_t>(vocab.size()), width} : Shape{static_cast<int64_t>(vocab.size())});
+        for (size_t r = 0; r < vocab.size(); ++r) std::copy_n(all.data() + vocab[r] * width, width, rows.data() + static_cast<int64_t>(r) * width);
+        in[k] = rows;
+      }
+    }
     redone[u(id)] = op_def(n.op).forward(n, in);
   }
-  if (tail[u(target)]) return {redone[u(target)], 0};
-  return {redone[u(target)].defined() ? redone[u(target)] : nodes[u(target)].out, position};
+  const bool columns = !vocab.empty() && nodes[u(target)].op == Op::linear && redone[u(target)].defined();
+  if (tail[u(target)]) return {redone[u(target)], 0, columns};
+  return {redone[u(target)].defined() ? redone[u(target)] : nodes[u(target)].out, position, columns};
 }
 
 struct Sweep {
@@ -207,9 +224,15 @@ PatchingResult activation_patching(const Context& ctx, const PatchingSpec& p, co
   if (row && (row->named_steps().size() != named.size() || row_logits < 0)) fail("internal: the corrupted row's forward has other steps");
   const Tensor& full = nodes[u(s.logits)].out;
   const int64_t at = position_in(p.metric.position, full.size(1), field + ".metric.position", field + ".metric.position");
+  // a logit or logit_diff metric reads one or two columns of the logits: the replays compute those
+  // alone (prob needs them all); their values were checked against the vocabulary above
+  std::vector<int64_t> vocab;
+  if (p.metric.kind == Metric::Kind::logit) vocab = {p.metric.token};
+  if (p.metric.kind == Metric::Kind::logit_diff) vocab = {p.metric.token, p.metric.wrong};
   const auto measure = [&](const Replayed& got, int64_t b) {
     Metric m = p.metric;
     m.position = got.position;
+    if (got.vocab) m.token = 0, m.wrong = 1;
     return metric_value(got.out, b, m, field + ".metric");
   };
   for (const Cell& c : cells_of(ctx, p, field)) {
@@ -221,9 +244,9 @@ PatchingResult activation_patching(const Context& ctx, const PatchingSpec& p, co
       if (mine.name != c.step->name) fail("internal: the corrupted row's forward has other steps");
       const Tensor& own = row->nodes()[u(mine.node)].out;
       const Tensor clean = act.slice(bd, s.clean, s.clean + 1);
-      value = measure(replay(row->nodes(), mine.node, intervene(own, clean, cell_mask(c, own, 0), 2, 1.f, 0, bd, {}), row_logits, at), 0);
+      value = measure(replay(row->nodes(), mine.node, intervene(own, clean, cell_mask(c, own, 0), 2, 1.f, 0, bd, {}), row_logits, at, vocab), 0);
     } else {
-      value = measure(replay(nodes, c.step->node, intervene(act, act, cell_mask(c, act, s.corrupted), 2, 1.f, s.clean, bd, {}), s.logits, at), s.corrupted);
+      value = measure(replay(nodes, c.step->node, intervene(act, act, cell_mask(c, act, s.corrupted), 2, 1.f, s.clean, bd, {}), s.logits, at, vocab), s.corrupted);
     }
     r.cells.push_back({c.step->name, c.head, c.position, value});
   }

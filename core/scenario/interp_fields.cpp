@@ -209,13 +209,22 @@ void parse_interventions(const std::string& text, Scenario& s) {
 void parse_readings(const std::string& text, const ModuleInfo& info, Scenario& s) {
   if constexpr (kInterp) {
     const json j = parsed(text, "readings");
-    if (!j.is_object()) fail_at("readings", "readings must be {\"logit_lens\"?: true, \"logit_attribution\"?: {\"position\", \"token\", ...}}");
+    if (!j.is_object())
+      fail_at("readings", "readings must be {\"logit_lens\"?: true, \"logit_attribution\"?: {...}, \"patching\"?: {...}, \"attribution_patching\"?: {...}}");
     for (const auto& [key, value] : j.items())
-      if (key != "logit_lens" && key != "logit_attribution")
-        fail_at("readings." + key, "readings.", key, " is not a reading of one forward: logit_lens or logit_attribution");
+      if (key != "logit_lens" && key != "logit_attribution" && key != "patching" && key != "attribution_patching")
+        fail_at("readings." + key, "readings.", key, " is not a reading of one forward: logit_lens, logit_attribution, patching or attribution_patching");
+    if (j.contains("patching")) {
+      s.patch = parse_patching(j["patching"], "patching", info);
+      s.patching = true;
+    }
+    if (j.contains("attribution_patching")) {
+      s.attribution = parse_patching(j["attribution_patching"], "attribution_patching", info);
+      s.attribution_patching = true;
+    }
     parse_reading_fields(j, info, s);
   } else {
-    fail_at("readings", "logit_lens and logit_attribution need the full core: load it with loadAttention({fast: true})");
+    fail_at("readings", "logit_lens, logit_attribution and patching need the full core: load it with loadAttention({fast: true})");
   }
 }
 

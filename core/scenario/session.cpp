@@ -251,15 +251,26 @@ void Session::set_interventions(const std::string& json_list) {
 Result Session::read(const std::string& readings) {
   Scenario next;
   parse_readings(readings, *info_, next);
-  const bool lens = s_.logit_lens, attribution = s_.logit_attribution;
-  const LogitAttributionSpec of = s_.attribution_of;
-  s_.logit_lens = next.logit_lens, s_.logit_attribution = next.logit_attribution, s_.attribution_of = next.attribution_of;
+  // this forward's readings in place of the session's own, which come back after it
+  struct Readings {
+    bool lens, attribution, patching, attribution_patching;
+    LogitAttributionSpec of;
+    PatchingSpec patch, estimate;
+  };
+  const auto take = [](Scenario& s) {
+    return Readings{s.logit_lens, s.logit_attribution, s.patching, s.attribution_patching, s.attribution_of, s.patch, s.attribution};
+  };
+  const auto put = [](Scenario& s, Readings r) {
+    s.logit_lens = r.lens, s.logit_attribution = r.attribution, s.patching = r.patching, s.attribution_patching = r.attribution_patching;
+    s.attribution_of = std::move(r.of), s.patch = std::move(r.patch), s.attribution = std::move(r.estimate);
+  };
   struct Restore {
     Scenario& s;
-    bool lens, attribution;
-    LogitAttributionSpec of;
-    ~Restore() { s.logit_lens = lens, s.logit_attribution = attribution, s.attribution_of = of; }
-  } restore{s_, lens, attribution, of};
+    Readings own;
+    decltype(put) back;
+    ~Restore() { back(s, std::move(own)); }
+  } restore{s_, take(s_), put};
+  put(s_, take(next));
   return forward(false);
 }
 

@@ -43,7 +43,8 @@ class Session {
   // list, checked as the scenario's field; "[]" removes them.
   void set_interventions(const std::string& json_list);
   // One forward read as `readings` asks (a JSON object: "logit_lens": true, "logit_attribution":
-  // {...}; SCENARIO.md, "Interpretability"), whatever the session was built with (a model that also
+  // {...}, "patching" / "attribution_patching": {...} on the clean and corrupted rows of the inputs;
+  // SCENARIO.md, "Interpretability"), whatever the session was built with (a model that also
   // generates: the page's open checkpoint); its own readings are kept for the next forwards.
   Result read(const std::string& readings);
 

@@ -4,7 +4,9 @@
 // x head; each head's map equal to the core's run of the same folder under Node; a tile opens its
 // head large; axe finds no WCAG 2.1 AA violation; a head switched off moves the next token's
 // probabilities and switching it on again restores them; the logit lens at the last token gives the
-// core's likeliest tokens per readout and goes with its sentence); a throttled download shows bytes, speed and time left and completes; cancel leaves the
+// core's likeliest tokens per readout and goes with its sentence; patching every head from the
+// sentence into a corrupted one gives the core's numbers, a corrupted sentence of another length is
+// refused at its input); a throttled download shows bytes, speed and time left and completes; cancel leaves the
 // open model and the page usable; a truncated file, a wrong dtype, a missing tensor, a config.json
 // that disagrees with the weights and a shard index naming a file outside the folder each give the
 // core's message, the open model staying; a sharded BF16 folder without a tokenizer takes token ids;
@@ -118,8 +120,13 @@ async function nodeMaps(name, ids) {
   const r = core.run({ pretrained: name, inputs: [{ name: 'input_ids', shape: [1, ids.length], data: ids }] }, { files });
   const tr = core.trainer({ pretrained: name, inputs: [{ name: 'input_ids', shape: [1, ids.length], data: ids }] }, { files });
   const lens = readModel(tr, { logit_lens: true }, { position: -1, top: 5 }).logit_lens;
-  tr.delete();
-  return { maps: r.outputs.find((o) => o.name === 'attention_weights').data, lens, tokenizer: await loadTokenizer(files, 'llama') };
+  // patching every head from the clean row into the corrupted one, with the answer and wrong token the page chose
+  const patch = (clean, corrupted, token, wrong) => {
+    tr.setInput('input_ids', Float32Array.from([...clean, ...corrupted]), [2, clean.length]);
+    const spec = { clean: 0, corrupted: 1, steps: ['model.layers.*.self_attn.attn_output_heads'], by: 'head', metric: { kind: 'logit_diff', position: -1, token, wrong } };
+    return readModel(tr, { patching: spec, logit_attribution: { position: -1, token, wrong, batch: 0 } });
+  };
+  return { maps: r.outputs.find((o) => o.name === 'attention_weights').data, lens, patch, done: () => tr.delete(), tokenizer: await loadTokenizer(files, 'llama') };
 }
 
 test('a link opens a Llama folder: its tokenizer, a tile per layer x head, maps equal to the core under Node, a head opened large, greedy continuation', async () => {
@@ -157,7 +164,30 @@ test('a link opens a Llama folder: its tokenizer, a tile per layer x head, maps 
     e.top.forEach((x, k) => assert.ok(Math.abs(x.prob - node.lens[i].top[k].prob) <= 1e-6));
   });
   assert.deepEqual([lens[0].after, lens[1].layer, lens[1].after, lens[4].layer, lens[4].after], ['embed', 0, 'attn', 1, 'mlp']);
-  await audit(page, '"Open a model" with a head open and the logit lens');
+  // patching: a corrupted sentence of as many tokens, every head patched; the grids are the core's under Node
+  await page.getByTestId('model-corrupt').fill('the cat cat sat');
+  await page.getByTestId('model-patch').click();
+  await page.waitForFunction(() => /same number of tokens/.test(document.querySelector('[data-testid="model-patch-note"]').textContent));
+  assert.equal(await page.getByTestId('model-corrupt').getAttribute('aria-invalid'), 'true');
+  await page.getByTestId('model-corrupt').fill('the sat cat');
+  await page.getByTestId('model-patch').click();
+  await page.waitForFunction(() => window.playground.model().patching !== null);
+  const p = (await model(page)).patching;
+  assert.deepEqual(p.ids, m.ids);
+  assert.deepEqual(p.corruptIds, node.tokenizer.encode('the sat cat'));
+  const want = node.patch(p.ids, p.corruptIds, p.token.id, p.wrong.id);
+  assert.equal(Math.fround(p.clean_metric), Math.fround(want.patching.clean_metric));
+  for (const c of want.patching.cells) {
+    const l = Number(/layers\.(\d+)\./.exec(c.step)[1]);
+    assert.equal(p.effect[l][c.head], Math.fround(c.metric - want.patching.corrupted_metric), `patched ${c.step} head ${c.head}`);
+  }
+  assert.equal(Math.fround(p.dla_total), Math.fround(want.logit_attribution.total));
+  assert.equal(p.effect.length, 2);
+  assert.equal(await page.locator('[data-testid="model-patching"]').getAttribute('data-cells'), '8');
+  assert.equal(await page.locator('[data-testid="model-dla"]').getAttribute('data-cells'), '8');
+  assert.match(await page.getByTestId('model-patch-note').textContent(), /8 heads patched/);
+  assert.match(await page.evaluate(() => window.playground.link()), /ptcorrupt=the(%20|\+)sat(%20|\+)cat/);
+  await audit(page, '"Open a model" with a head open, the logit lens and patching');
   // heads switched off: the next token's probabilities move; the link keeps them; every head on again restores them
   const next0 = (await model(page)).next;
   await page.getByTestId('model-ablate-mode').click();
@@ -176,6 +206,9 @@ test('a link opens a Llama folder: its tokenizer, a tile per layer x head, maps 
   await page.getByTestId('model-text').fill('a dog');
   await page.waitForFunction(() => window.playground.model().text === 'a dog');
   assert.equal((await model(page)).lens, null, 'the lens of the old sentence is gone');
+  assert.equal((await model(page)).patching, null, 'so is the patching');
+  assert.equal(await page.getByTestId('model-patch-result').isHidden(), true);
+  node.done();
   assert.equal(await page.getByTestId('model-lens-table').isHidden(), true);
   assert.deepEqual(real(errors), []);
   await page.close();

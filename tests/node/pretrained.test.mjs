@@ -135,6 +135,30 @@ test('the "Open a model" worker: weights streamed into the module, the same numb
   const before = await ask({ type: 'run', id: 5, text: 'the cat sat' });
   assert.notDeepEqual(before.next, off.next, 'switching heads off changes the next token\'s distribution');
   const config = JSON.parse(new TextDecoder().decode(good['config.json']));
+  // patching: the two sentences as two rows; the answer is the clean row's likeliest token, wrong the
+  // corrupted row's (or the clean runner-up); the grids are read's cells, heads off in both rows
+  const patched = await ask({ type: 'patch', id: 10, text: 'the cat sat', corrupt: 'the sat cat', ablate });
+  assert.equal(patched.type, 'patched', patched.message);
+  const rows = { name: 'input_ids', shape: [2, off.T], data: [...patched.ids, ...patched.corruptIds] };
+  const logits = core.run({ ...scenario, inputs: [rows] }, { files: good }).outputs[0].data, V = config.vocab_size, T = off.T;
+  const argmax = (row) => { const r = logits.subarray((row * T + T - 1) * V, (row * T + T) * V); return r.indexOf(Math.max(...r)); };
+  assert.equal(patched.token.id, argmax(0));
+  if (argmax(1) !== argmax(0)) assert.equal(patched.wrong.id, argmax(1));
+  const metric = { kind: 'logit_diff', position: -1, token: patched.token.id, wrong: patched.wrong.id };
+  const want = core.run({ ...scenario, inputs: [rows], patching: { clean: 0, corrupted: 1, steps: ['model.layers.*.self_attn.attn_output_heads'], by: 'head', metric },
+    logit_attribution: { position: -1, token: metric.token, wrong: metric.wrong, batch: 0 } }, { files: good });
+  assert.equal(patched.effect.length, config.num_hidden_layers * config.num_attention_heads);
+  want.patching.cells.forEach((c) => {
+    const l = Number(/layers\.(\d+)\./.exec(c.step)[1]);
+    assert.equal(patched.effect[l * config.num_attention_heads + c.head], Math.fround(c.metric - want.patching.corrupted_metric), c.step);
+  });
+  assert.equal(Math.fround(patched.dla_total), Math.fround(want.logit_attribution.total));
+  const offHead = patched.dla[1 * config.num_attention_heads + 3];
+  assert.equal(offHead, 0, 'a head switched off adds nothing to the logits');
+  const unequal = await ask({ type: 'patch', id: 11, text: 'the cat sat', corrupt: 'the cat sat on the mat' });
+  assert.equal(unequal.type, 'error');
+  assert.equal(unequal.field, 'ptcorrupt');
+  assert.match(unequal.message, /the corrupted sentence has \d+ tokens and the sentence \d+: .* the same number of tokens/);
   for (const [lie, says] of [[{ 'config.json': JSON.stringify({ ...config, intermediate_size: 64 }) }, /needs \[32, 64\]: config.json disagrees/],
     [{ 'config.json': '{"model_type": "bert"}' }, /model_type 'bert' is not supported/],
     [{ 'model.safetensors': good['model.safetensors'].subarray(0, 5000) }, /truncated/]]) {
@@ -202,6 +226,46 @@ test('forkGeneration repeats the same step on the KV cache; lastLogits are the f
   }
 });
 
+// The page's patching on an open checkpoint: the clean and corrupted sentences as two rows of one
+// read, every head's output patched (and estimated by attribution patching) as core.run's
+// scenario fields compute them on the same folder.
+test('readModel: activation and attribution patching of every head on a model that also generates, as core.run computes them', () => {
+  for (const [name, steps] of [['gpt2_prefix_f32', 'transformer.h.*.attn.y'], ['llama_gqa_f32', 'model.layers.*.self_attn.attn_output_heads']]) {
+    const files = folder(name);
+    const sc = json(`${name}.scenario.json`);
+    const clean = Array.from(sc.inputs[0].data), T = clean.length;
+    const corrupted = clean.slice();
+    corrupted[1] = (corrupted[1] + 7) % 50;
+    const tr = core.trainer({ ...sc, generate: { max_new_tokens: 2, temperature: 0 } }, { files });
+    try {
+      tr.setInput(sc.inputs[0].name, Float32Array.from([...clean, ...corrupted]), [2, T]);
+      const metric = { kind: 'logit_diff', position: -1, token: 3, wrong: 5 };
+      const patch = { clean: 0, corrupted: 1, steps: [steps], by: 'head', metric };
+      const got = readModel(tr, { patching: patch, attribution_patching: patch, logit_attribution: { position: -1, token: 3, wrong: 5, batch: 0 } });
+      const { generate, ...plain } = sc;
+      const ref = core.run({ ...plain, inputs: [{ ...sc.inputs[0], shape: [2, T], data: [...clean, ...corrupted] }], patching: patch, attribution_patching: patch,
+        logit_attribution: { position: -1, token: 3, wrong: 5, batch: 0 } }, { files });
+      // the same float32s (read's JSON writes them as doubles, run's as the shortest float32 text)
+      const f = Math.fround;
+      assert.equal(f(got.patching.clean_metric), f(ref.patching.clean_metric));
+      assert.equal(f(got.patching.corrupted_metric), f(ref.patching.corrupted_metric));
+      assert.notEqual(got.patching.clean_metric, got.patching.corrupted_metric, `${name}: the corruption moves the metric`);
+      assert.ok(got.patching.cells.length > 1 && got.patching.cells.every((c) => Number.isInteger(c.head) && c.position === undefined), name);
+      const same = (list, key) => list.map((c) => ({ ...c, [key]: f(c[key]) }));
+      assert.deepEqual(same(got.patching.cells, 'metric'), same(ref.patching.cells, 'metric'), name);
+      assert.deepEqual(same(got.attribution_patching.cells, 'estimate'), same(ref.attribution_patching.cells, 'estimate'), name);
+      assert.equal(f(got.logit_attribution.total), f(ref.logit_attribution.total));
+      assert.deepEqual(same(got.logit_attribution.components, 'value'), same(ref.logit_attribution.components, 'value'), name);
+      // patching one row into itself is refused by name; the trainer keeps generating afterwards
+      assert.throws(() => readModel(tr, { patching: { ...patch, corrupted: 0 } }), (e) => e.field === 'patching.corrupted');
+      tr.setInput(sc.inputs[0].name, Float32Array.from(clean), [1, T]);
+      assert.equal(tr.forward({ trace: false }).patching, undefined);
+    } finally {
+      tr.delete();
+    }
+  }
+});
+
 test('readModel: the logit lens and logit attribution of a model that also generates, as core.run reads them; the trainer stays as built', () => {
   for (const name of ['gpt2_prefix_f32', 'llama_gqa_f32']) {
     const files = folder(name);
@@ -226,7 +290,8 @@ test('readModel: the logit lens and logit attribution of a model that also gener
       assert.deepEqual(got.logit_attribution.components.map((c) => c.name), ref.logit_attribution.components.map((c) => c.name));
       // the trainer's next forward has no readings; bad readings name their field and leave it usable
       assert.equal(tr.forward({ trace: false }).logit_lens, undefined);
-      assert.throws(() => readModel(tr, { patching: {} }), (e) => e.field === 'readings.patching');
+      assert.throws(() => readModel(tr, { patching: {} }), (e) => e.field === 'patching.clean' && /is missing/.test(e.message));
+      assert.throws(() => readModel(tr, { loss: true }), (e) => e.field === 'readings.loss');
       assert.throws(() => readModel(tr, { logit_lens: true }, { position: T }), (e) => /outside the/.test(e.message));
       assert.deepEqual(readModel(tr, {}), {});
     } finally {

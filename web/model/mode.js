@@ -8,7 +8,7 @@ import { scaleFor } from '../colors.js';
 import { addLocale, t, translatePage } from '../i18n.js';
 import { modelEn } from '../locales/model.en.js';
 import { createHeatmap } from '../views/heatmap.js';
-import { fillTerms } from '../views/lab-views.js';
+import { createLabGrid, fillTerms } from '../views/lab-views.js';
 import { createModelGrid, fillLens } from '../views/model-views.js';
 import { fillSection } from '../views/model-section.js';
 import { createChips } from '../views/tokens.js';
@@ -21,6 +21,9 @@ const $ = (id) => document.getElementById(id);
 // one is built: two models of this size fit beside the activations of a sentence.
 export const PAGE_MAX_BYTES = 640 << 20;
 export const DEFAULT_SENTENCE = "The animal didn't cross the street because it was too tired";
+// The default sentence's corruption for patching: the two nouns swapped (one token each in GPT-2's
+// and Llama's vocabularies), so "it" has the other antecedent.
+export const DEFAULT_CORRUPT = "The street didn't cross the animal because it was too tired";
 const GENERATE = 16;
 const MB = (n) => (n >= 1e6 ? (n / 1e6).toFixed(1) : (n / 1e6).toFixed(2));
 
@@ -80,6 +83,14 @@ function refreshRun(M) {
 // The sentence a model opens with: the page's default, or (a folder without a tokenizer) ids 0 to 7.
 const defaultSentence = (M) => (M.info?.tokenizer ? DEFAULT_SENTENCE : Array.from({ length: Math.min(8, M.info?.vocab ?? 8) }, (_, i) => i).join(' '));
 const sentence = (M) => M.page.state.pttext || defaultSentence(M);
+// The corrupted sentence: typed, or the default sentence's (ids: the first two swapped), or none.
+function defaultCorrupt(M) {
+  if (M.page.state.pttext) return '';
+  if (M.info?.tokenizer) return DEFAULT_CORRUPT;
+  const ids = defaultSentence(M).split(' ');
+  return ids.length > 1 ? [ids[1], ids[0], ...ids.slice(2)].join(' ') : '';
+}
+const corrupted = (M) => M.page.state.ptcorrupt || defaultCorrupt(M);
 
 // The state's switched-off heads as [[layer, head]], each a head of the open model, or an Error.
 function ablated(M) {
@@ -139,6 +150,25 @@ async function readLens(M) {
 // The lens read for the model, sentence and heads switched off as they are now, or null.
 const freshLens = (M) => (M.info && M.lens?.key === runKey(M) ? M.lens : null);
 
+// Every head patched from the sentence into the corrupted one (kept with what it compared).
+const patchKey = (M) => `${runKey(M)}|${corrupted(M)}`;
+async function patchHeads(M) {
+  if (!M.info) return;
+  M.patchError = null;
+  M.patching = true;
+  draw(M);
+  try {
+    const key = patchKey(M), corrupt = corrupted(M);
+    if (!corrupt) throw Object.assign(new Error(t('hub.patchNeeds')), { field: 'ptcorrupt' });
+    M.patched = { ...(await ask(M, { type: 'patch', text: sentence(M), corrupt, ablate: ablated(M) })), key };
+  } catch (e) {
+    M.patchError = e;
+  }
+  M.patching = false;
+  draw(M);
+}
+const freshPatch = (M) => (M.info && M.patched?.key === patchKey(M) ? M.patched : null);
+
 // --- drawing ---
 
 function drawProgress(M) {
@@ -188,12 +218,41 @@ function drawHead(M) {
   Object.assign(M.els.head.dataset, { layer: String(l), head: String(h) });
 }
 
+function drawPatch(M) {
+  const p = freshPatch(M), els = M.els;
+  const bad = M.patchError?.field === 'ptcorrupt';
+  if (bad) els.corrupt.setAttribute('aria-invalid', 'true'); else els.corrupt.removeAttribute('aria-invalid');
+  if (document.activeElement !== els.corrupt && M.info) els.corrupt.value = corrupted(M);
+  els.patch.disabled = !M.info || M.patching;
+  els.patchResult.hidden = !p;
+  if (M.patching) {
+    els.patchNote.classList.remove('error-text');
+    els.patchNote.textContent = t('hub.patching', { cells: M.info.layers * M.info.heads });
+    return;
+  }
+  if (!p) {
+    els.patchNote.textContent = M.patchError ? M.patchError.message : '';
+    els.patchNote.classList.toggle('error-text', !!M.patchError);
+    els.dlaOthers.textContent = '';
+    return;
+  }
+  els.patchNote.classList.remove('error-text');
+  els.patchNote.textContent = t('hub.patchNote', { token: p.token.piece, prob: p.token.prob.toFixed(3), wrong: p.wrong.piece,
+    clean: p.clean_metric.toFixed(3), corrupted: p.corrupted_metric.toFixed(3), cells: p.layers * p.heads, ms: p.ms.toFixed(0) });
+  const rows = Array.from({ length: p.layers }, (_, l) => t('hub.layerN', { l }));
+  const cols = Array.from({ length: p.heads }, (_, h) => t('hub.headN', { h }));
+  M.views.patching.update({ name: 'patching_heads', rowLabels: rows, colLabels: cols, data: p.effect, label: t('hub.patchHeads') });
+  M.views.attribution.update({ name: 'attribution_heads', rowLabels: rows, colLabels: cols, data: p.estimate, label: t('hub.attrHeads') });
+  M.views.dla.update({ name: 'logit_attribution_heads', rowLabels: rows, colLabels: cols, data: p.dla, label: t('hub.dlaHeads') });
+  els.dlaOthers.textContent = t('hub.dlaOthers', { total: p.dla_total.toFixed(3), list: p.others.map((c) => `${c.name} ${c.value.toFixed(3)}`).join(', ') });
+}
+
 function draw(M) {
   if (!M.open) return;
   const err = M.error ?? M.runError;
   M.els.error.hidden = !err;
   M.els.error.textContent = err ? err.message : '';
-  M.els.text.toggleAttribute('aria-invalid', !!M.runError);
+  if (M.runError) M.els.text.setAttribute('aria-invalid', 'true'); else M.els.text.removeAttribute('aria-invalid');
   M.els.status.textContent = M.status || (M.info ? '' : t('hub.none'));
   if (document.activeElement !== M.els.url && M.page.state.pretrained) M.els.url.value = M.page.state.pretrained;
   if (document.activeElement !== M.els.text && M.info) M.els.text.value = sentence(M);
@@ -210,6 +269,7 @@ function draw(M) {
   M.grid.update(r && { layers: r.layers, heads: r.heads, T: r.T, maps: r.maps, open: M.page.state.pthead, off: new Set(r.ablate.map(([l, h]) => `${l}.${h}`)) });
   M.els.ablateMode.setAttribute('aria-pressed', String(M.ablateMode));
   drawHead(M);
+  drawPatch(M);
 }
 
 // --- controls ---
@@ -243,6 +303,12 @@ function wire(M) {
     refreshRun(M);
   });
   els.generate.addEventListener('click', () => generate(M));
+  els.corrupt.addEventListener('input', () => {
+    M.page.set({ ptcorrupt: els.corrupt.value === defaultCorrupt(M) ? '' : els.corrupt.value }, { from: 'model' });
+    M.patchError = null;
+    draw(M);
+  });
+  els.patch.addEventListener('click', () => patchHeads(M));
   els.lens.addEventListener('click', () => readLens(M));
   els.ablateMode.addEventListener('click', () => { M.ablateMode = !M.ablateMode; draw(M); });
   els.ablateReset.addEventListener('click', () => { M.page.set({ ptablate: '' }, { from: 'model' }); refreshRun(M); });
@@ -271,18 +337,21 @@ function build(page) {
   fillSection($('models'));
   const ids = ['url', 'urlOpen:url-open', 'cancel', 'files', 'folder', 'drop', 'progressBox:progress-box', 'progress', 'progressText:progress-text',
     'status', 'error', 'card', 'text', 'tokens', 'next', 'generate', 'generated', 'lens', 'lensTable:lens-table', 'grid', 'head', 'headTitle:h-model-head',
-    'ablateMode:ablate-mode', 'ablateReset:ablate-reset'];
+    'ablateMode:ablate-mode', 'ablateReset:ablate-reset', 'corrupt', 'patch', 'patchNote:patch-note', 'patchResult:patch-result', 'dlaOthers:dla-others'];
   const els = Object.fromEntries(ids.map((s) => {
     const [key, id = key] = s.split(':');
     return [key, $(id.startsWith('h-') ? id : `model-${id}`)];
   }));
-  const M = { page, els, open: false, ids: 0, pending: new Map(), chain: Promise.resolve(), info: null, result: null, opening: null, progress: null, ablateMode: false };
+  const M = { page, els, open: false, ids: 0, pending: new Map(), chain: Promise.resolve(), info: null, result: null, opening: null, progress: null, ablateMode: false, patching: false };
   M.worker = new Worker(new URL('./worker.js', import.meta.url), { type: 'module' });
   M.worker.onmessage = (e) => onAnswer(M, e.data);
   M.chips = createChips(els.tokens);
   M.headView = createHeatmap({ className: 'attention' });
   M.grid = createModelGrid(els.grid, { onPress: (l, h) => press(M, l, h) });
   els.head.append(M.headView.element);
+  const fig = (id) => document.querySelector(`[data-testid="${id}"]`);
+  M.views = { patching: createLabGrid(fig('model-patching'), { cellKey: 'hub.cell' }), attribution: createLabGrid(fig('model-attribution'), { cellKey: 'hub.cell' }),
+    dla: createLabGrid(fig('model-dla'), { cellKey: 'hub.cell' }) };
   wire(M);
   return M;
 }
@@ -323,6 +392,7 @@ function summary(M) {
     text: r?.text ?? null, ids: r ? [...r.ids] : [], pieces: r ? [...r.pieces] : [], next: r ? r.next.map((x) => ({ ...x })) : [],
     generated: M.generated ? { ids: [...M.generated.ids], text: M.generated.text } : null,
     lens: freshLens(M)?.readouts.map((e) => ({ ...e, top: e.top.map((x) => ({ ...x })) })) ?? null,
+    patching: patchSummary(freshPatch(M)), corrupted: M.info ? corrupted(M) : null,
     ablated: r ? r.ablate.map(([l, h]) => [l, h]) : [], heapBytes: M.info.heapBytes, loading: !!M.opening, error: (M.error ?? M.runError)?.message ?? null,
   };
 }
@@ -332,4 +402,13 @@ function headMap(M, l, h) {
   const r = M.result;
   if (!r || !(l >= 0 && l < r.layers && h >= 0 && h < r.heads)) return null;
   return Array.from(r.maps.subarray((l * r.heads + h) * r.T * r.T, (l * r.heads + h + 1) * r.T * r.T));
+}
+
+// The patching drawn, as plain numbers: [layer][head] grids; null until one is read for the state as it is.
+function patchSummary(p) {
+  if (!p) return null;
+  const grid = (data) => Array.from({ length: p.layers }, (_, l) => Array.from(data.subarray(l * p.heads, (l + 1) * p.heads)));
+  return { ids: [...p.ids], corruptIds: [...p.corruptIds], token: { ...p.token }, wrong: { ...p.wrong }, clean_metric: p.clean_metric,
+    corrupted_metric: p.corrupted_metric, effect: grid(p.effect), estimate: grid(p.estimate), dla: grid(p.dla), dla_total: p.dla_total,
+    others: p.others.map((c) => ({ ...c })), ms: p.ms };
 }

@@ -18,6 +18,16 @@
 //       the logit lens at the sentence's last token: 'lensed' {ids, readouts: [{step, layer (null: the
 //       embeddings), after ('embed' | 'attn' | 'mlp'), top: [{id, piece, prob}]}] (each point where
 //       the residual stream leaves a block, read out by the final norm and the unembedding), ms}
+//   {type: 'patch', text, corrupt, ablate?}
+//       the sentence (clean) and the corrupted sentence (the same number of tokens) as two rows of one
+//       forward; answer = the clean sentence's likeliest next token, wrong = the corrupted one's (its
+//       clean runner-up when both agree); metric logit[answer] - logit[wrong] at the last token. Every
+//       head's output patched from the clean run into the corrupted one (the core recomputes what lies
+//       after it), the same estimated by attribution patching, and the clean run's direct logit
+//       attribution per head: 'patched' {ids, corruptIds, pieces, corruptPieces, token: {id, piece,
+//       prob}, wrong: {id, piece}, clean_metric, corrupted_metric, effect, estimate, dla (Float32Array
+//       [layer][head]: metric - corrupted_metric, the estimate, each head's share of the metric),
+//       dla_total, others: [{name, value}] (the embeddings, MLPs and biases' shares), ms}
 //   {type: 'generate', text, n, ablate?}
 //       n greedy tokens after the text (the prompt's forward, then one decode step per token on the
 //       KV cache): 'generated' {ids, pieces (the new tokens'), text (the whole), ms}
@@ -55,15 +65,22 @@ const idsTokenizer = {
   pieces: (ids) => ids.map((id) => `#${id}`),
 };
 
-// The sentence as ids, checked against the open model: some tokens, at most what the page draws, in the vocabulary.
-function tokens(model, text) {
+// The sentence as ids, checked against the open model: some tokens, at most what the page draws, in
+// the vocabulary. `field` names the input a refusal points at (the sentence, or the corrupted one).
+function tokens(model, text, field = 'text') {
   if (!model) throw Object.assign(new Error('no model is open: open a folder or a URL first'), { field: 'pretrained' });
-  const ids = model.tokenizer.encode(text);
-  if (ids.length === 0) throw Object.assign(new Error(`the sentence "${text}" gives no tokens`), { field: 'text' });
+  const which = field === 'text' ? 'the sentence' : 'the corrupted sentence';
+  let ids;
+  try {
+    ids = model.tokenizer.encode(text);
+  } catch (e) {
+    throw Object.assign(e, { field });
+  }
+  if (ids.length === 0) throw Object.assign(new Error(`${which} "${text}" gives no tokens`), { field });
   const max = Math.min(MAX_TOKENS, model.info.block);
-  if (ids.length > max) throw Object.assign(new Error(`the sentence has ${ids.length} tokens: the page draws at most ${max} (${model.info.block} fit the model, ${MAX_TOKENS} the page's maps)`), { field: 'text' });
+  if (ids.length > max) throw Object.assign(new Error(`${which} has ${ids.length} tokens: the page draws at most ${max} (${model.info.block} fit the model, ${MAX_TOKENS} the page's maps)`), { field });
   const big = ids.find((id) => id >= model.info.vocab);
-  if (big !== undefined) throw Object.assign(new Error(`token id ${big} is past the model's vocabulary (${model.info.vocab} tokens, ids 0 to ${model.info.vocab - 1})`), { field: 'text' });
+  if (big !== undefined) throw Object.assign(new Error(`token id ${big} is past the model's vocabulary (${model.info.vocab} tokens, ids 0 to ${model.info.vocab - 1})`), { field });
   return ids;
 }
 
@@ -150,6 +167,40 @@ function lensSentence(model, text, ablate) {
   return { ids, readouts };
 }
 
+// The step holding each layer's heads' outputs (the `heads` dim a patch or a switch-off selects).
+const headSteps = (model) => (model.info.module === 'GPT' ? 'transformer.h.*.attn.y' : 'model.layers.*.self_attn.attn_output_heads');
+
+// Clean and corrupted sentences, every head patched: 'patched' (see the protocol above).
+function patchSentences(model, text, corrupt, ablate) {
+  const clean = tokens(model, text), bad = tokens(model, corrupt, 'ptcorrupt');
+  if (bad.length !== clean.length) {
+    throw Object.assign(new Error(`the corrupted sentence has ${bad.length} tokens and the sentence ${clean.length}: patching moves each head's output position by position, so both need the same number of tokens`), { field: 'ptcorrupt' });
+  }
+  switchOff(model, ablate);
+  const T = clean.length, { layers, heads, vocab: V } = model.info;
+  model.session.setInput(model.input, Float32Array.from([...clean, ...bad]), [2, T]);
+  const logits = model.session.forward({ trace: false }).outputs[0].data;
+  const last = (row) => softmaxTop(logits.subarray((row * T + T - 1) * V, (row * T + T) * V), 2);
+  const [a, b] = [last(0), last(1)];
+  const token = a[0].id, wrong = b[0].id !== token ? b[0].id : a[1].id;
+  const patch = { clean: 0, corrupted: 1, steps: [headSteps(model)], by: 'head', metric: { kind: 'logit_diff', position: -1, token, wrong } };
+  const r = readModel(model.session, { patching: patch, attribution_patching: patch, logit_attribution: { position: -1, token, wrong, batch: 0 } });
+  const layerOf = (name) => Number(/\.(\d+)\./.exec(name)[1]);
+  const effect = new Float32Array(layers * heads), estimate = new Float32Array(layers * heads), dla = new Float32Array(layers * heads);
+  for (const c of r.patching.cells) effect[layerOf(c.step) * heads + c.head] = c.metric - r.patching.corrupted_metric;
+  for (const c of r.attribution_patching.cells) estimate[layerOf(c.step) * heads + c.head] = c.estimate;
+  const others = [];
+  for (const c of r.logit_attribution.components) {
+    const m = /\.(\d+)\.(?:self_)?attn\.head\.(\d+)$/.exec(c.name);
+    if (m) dla[Number(m[1]) * heads + Number(m[2])] = c.value;
+    else others.push(c);
+  }
+  const piece = (id) => model.tokenizer.pieces([id])[0];
+  return { ids: clean, corruptIds: bad, pieces: model.tokenizer.pieces(clean), corruptPieces: model.tokenizer.pieces(bad), layers, heads,
+    token: { id: token, piece: piece(token), prob: a[0].prob }, wrong: { id: wrong, piece: piece(wrong) },
+    clean_metric: r.patching.clean_metric, corrupted_metric: r.patching.corrupted_metric, effect, estimate, dla, dla_total: r.logit_attribution.total, others };
+}
+
 // n greedy tokens after the sentence: the prompt's forward, then one decode step per token on the KV cache.
 function continueSentence(model, text, n, ablate) {
   const prompt = tokens(model, text);
@@ -168,7 +219,9 @@ function continueSentence(model, text, n, ablate) {
   return { ids: added, pieces: model.tokenizer.pieces(added), text: model.tokenizer.decode ? model.tokenizer.decode(ids) : model.tokenizer.pieces(ids).join(' ') };
 }
 
-export function createModelController({ post, loadCore = () => loadWorkerCore(), now = () => performance.now() }) {
+// The threaded build on every core where the page is cross-origin isolated (a checkpoint's forwards
+// and patching sweeps are large: docs/threads.md), else the single-thread full build.
+export function createModelController({ post, loadCore = () => loadWorkerCore({ threads: true }), now = () => performance.now() }) {
   let core = null, model = null, opening = null;   // model: {info, session, tokenizer, input}
 
   async function answer(msg) {
@@ -189,6 +242,9 @@ export function createModelController({ post, loadCore = () => loadWorkerCore(),
       post({ type: 'ran', id, ...r, ms: now() - t0 }, [r.maps.buffer]);
     } else if (msg.type === 'lens') {
       post({ type: 'lensed', id, ...lensSentence(model, msg.text, msg.ablate), ms: now() - t0 });
+    } else if (msg.type === 'patch') {
+      const r = patchSentences(model, msg.text, msg.corrupt, msg.ablate);
+      post({ type: 'patched', id, ...r, ms: now() - t0 }, [r.effect.buffer, r.estimate.buffer, r.dla.buffer]);
     } else if (msg.type === 'generate') {
       post({ type: 'generated', id, ...continueSentence(model, msg.text, msg.n, msg.ablate), ms: now() - t0 });
     }

@@ -141,7 +141,7 @@ export function createLabBars(root, { testid }) {
 
 // A heatmap of a grid (rows x cols, signed values) with its exports (CSV, JSON, .npy, PNG, SVG).
 // update({name, rowLabels, colLabels, data, label, corner})
-export function createLabGrid(figure) {
+export function createLabGrid(figure, { cellKey = 'lab.cell' } = {}) {
   const heatmap = createHeatmap({ className: 'lab-map' });
   let current = null;
   const menu = createExportMenu({ tensor: () => current, heatmap });
@@ -154,7 +154,7 @@ export function createLabGrid(figure) {
       figure.dataset.cols = String(cols);
       figure.dataset.cells = String(rows * cols);
       heatmap.update({ slice: { rows, cols, data }, scale: scaleFor(data), width: Math.min(520, 90 + cols * 34), rowLabels, colLabels, values: true, label,
-        describeCell: (r, c, v) => t('lab.cell', { row: rowLabels[r], col: colLabels[c], v: formatValue(v) }) });
+        describeCell: (r, c, v) => t(cellKey, { row: rowLabels[r], col: colLabels[c], v: formatValue(v) }) });
     },
   };
 }

@@ -48,6 +48,24 @@ const MARKUP = `
       </div>
       <table id="model-lens-table" class="lens-table" data-testid="model-lens-table" hidden></table>
     </div>
+    <div class="card" role="group" aria-labelledby="h-model-patch">
+      <h3 id="h-model-patch" data-i18n="hub.patchHeading">Patching: which heads carry the answer</h3>
+      <p class="hint" data-i18n="hub.patchHint"></p>
+      <div class="field">
+        <label for="model-corrupt" data-i18n="hub.corrupt">Corrupted sentence (the same number of tokens)</label>
+        <input id="model-corrupt" data-testid="model-corrupt" type="text" autocomplete="off" spellcheck="false">
+      </div>
+      <div class="train-buttons">
+        <button type="button" id="model-patch" data-testid="model-patch" data-i18n="hub.patch">Patch every head</button>
+      </div>
+      <p id="model-patch-note" class="hint" data-testid="model-patch-note" aria-live="polite"></p>
+      <div id="model-patch-result" class="lab-pair" data-testid="model-patch-result" hidden>
+        <figure class="lab-figure" data-testid="model-patching"><figcaption data-i18n="hub.patchHeads"></figcaption></figure>
+        <figure class="lab-figure" data-testid="model-attribution"><figcaption data-i18n="hub.attrHeads"></figcaption></figure>
+        <figure class="lab-figure" data-testid="model-dla"><figcaption data-i18n="hub.dlaHeads"></figcaption></figure>
+      </div>
+      <p id="model-dla-others" class="hint" data-testid="model-dla-others"></p>
+    </div>
     <div class="card" role="group" aria-labelledby="h-model-grid">
       <h3 id="h-model-grid" data-i18n="hub.gridHeading">Every layer and head</h3>
       <p class="hint" data-i18n="hub.gridHint">Each tile is one head's attention on the sentence (rows: queries, columns: keys). Press one to open it.</p>
