@@ -170,6 +170,20 @@ CASES = {
                                     'tie_word_embeddings': True, 'use_sliding_window': True, 'sliding_window': 4,
                                     'max_window_layers': 1, 'hidden_act': 'silu'},
                           'BF16', 1, {'prefix': True}, [3, 30, 12, 5, 9]),
+    # rope_scaling: Llama 3's (head_dim 8: wavelengths 6.3, 63, 628 and 6283 against 16 and 64, so
+    # one frequency is kept, one smoothed, two divided by the factor) and the older "type": "linear"
+    'llama3_rope_f32': ('llama', {'architectures': ['LlamaForCausalLM'], 'model_type': 'llama', 'vocab_size': 40, 'hidden_size': 32,
+                                  'intermediate_size': 48, 'num_hidden_layers': 2, 'num_attention_heads': 4, 'num_key_value_heads': 2,
+                                  'max_position_embeddings': 512, 'rms_norm_eps': 1e-5, 'rope_theta': 10000.0,
+                                  'rope_scaling': {'rope_type': 'llama3', 'factor': 8.0, 'low_freq_factor': 1.0, 'high_freq_factor': 4.0,
+                                                   'original_max_position_embeddings': 64},
+                                  'hidden_act': 'silu', 'tie_word_embeddings': False},
+                        'F32', 1, {'prefix': True}, [1, 9, 33, 4, 27, 12, 5]),
+    'llama_linear_rope_bf16': ('llama', {'model_type': 'llama', 'vocab_size': 36, 'hidden_size': 24, 'intermediate_size': 40,
+                                         'num_hidden_layers': 2, 'num_attention_heads': 3, 'max_position_embeddings': 128,
+                                         'rms_norm_eps': 1e-6, 'rope_theta': 1000.0, 'rope_scaling': {'type': 'linear', 'factor': 4.0},
+                                         'tie_word_embeddings': True, 'hidden_act': 'silu'},
+                               'BF16', 1, {'prefix': False}, [7, 3, 30, 21, 9, 11]),
 }
 
 
@@ -191,7 +205,7 @@ def build(model_type, c):
                          num_key_value_heads=c.get('num_key_value_heads') or 0, head_dim=c.get('head_dim') or 0,
                          max_position_embeddings=c['max_position_embeddings'], rms_norm_eps=c['rms_norm_eps'],
                          rope_theta=c['rope_theta'], tie_word_embeddings=c.get('tie_word_embeddings', False),
-                         qkv_bias=model_type == 'qwen2', **window_of(model_type, c))
+                         qkv_bias=model_type == 'qwen2', rope_scaling=c.get('rope_scaling'), **window_of(model_type, c))
     return m, 'Llama', 'input_ids'
 
 

@@ -42,6 +42,7 @@ struct LlamaConfig {
   // i - sliding_window < j <= i (masking_utils' sliding_window_overlay), in layers from
   // max_window_layers on (Qwen2's; Mistral's every layer: 0)
   int64_t sliding_window = 0, max_window_layers = 0;
+  RopeScaling rope_scaling{};  // (tape.hpp) factor 0: the default frequencies
 };
 
 // The causal mask covers at most this many positions in one window (generation crops the prompt to
@@ -59,7 +60,7 @@ AttentionSpec llama_spec(const LlamaConfig& c) {
   s.weights_step = "attn_weights";
   s.heads = c.H, s.d_k = s.d_v = c.D, s.kv_heads = c.Hk;
   s.scale = static_cast<float>(1.0 / std::sqrt(static_cast<double>(c.D)));
-  s.rope = true, s.rope_base = c.theta;
+  s.rope = true, s.rope_base = c.theta, s.rope_scaling = c.rope_scaling;
   return s;
 }
 
@@ -88,7 +89,7 @@ struct LlamaAttention {
     v = split_heads(ctx, v, Hk);
     ctx.step("value_states", v, {"batch", "kv_heads", "seq", "d_head"}, "value_states = self.v_proj(hidden_states).view(hidden_shape).transpose(1, 2)");
     const std::vector<int64_t> pos = position_range(pos0, x.size(1));
-    Var cos = rope_table(ctx, pos, D, spec.rope_base, false), sin = rope_table(ctx, pos, D, spec.rope_base, true);
+    Var cos = rope_table(ctx, pos, D, spec.rope_base, false, spec.rope_scaling), sin = rope_table(ctx, pos, D, spec.rope_base, true, spec.rope_scaling);
     ctx.step("cos", cos, {"seq", "d_head"}, "cos, sin = position_embeddings  # emb = torch.cat((freqs, freqs), dim=-1); cos = emb.cos()");
     ctx.step("sin", sin, {"seq", "d_head"}, "cos, sin = position_embeddings  # sin = emb.sin()");
     q = rope(ctx, q, cos, sin);
@@ -357,6 +358,15 @@ std::unique_ptr<Module> make_from(const attn::Config& c, Generator& g) {
                  c.i("num_key_value_heads") ? c.i("num_key_value_heads") : H, c.i("head_dim") ? c.i("head_dim") : C / H,
                  c.i("max_position_embeddings"), c.f("rms_norm_eps"), c.d("rope_theta"), c.b("tie_word_embeddings"),
                  c.b("attention_bias"), c.b("mlp_bias"), c.b("qkv_bias"), c.i("sliding_window"), c.i("max_window_layers")};
+  const double factor = c.d("rope_scaling_factor");
+  if (c.i("rope_original_max_position_embeddings") > 0) {
+    if (!(c.d("rope_high_freq_factor") > c.d("rope_low_freq_factor")) || c.d("rope_low_freq_factor") <= 0)
+      fail_at("config.rope_high_freq_factor", "llama3 rope_scaling needs 0 < rope_low_freq_factor < rope_high_freq_factor (got ",
+              c.d("rope_low_freq_factor"), " and ", c.d("rope_high_freq_factor"), ")");
+    lc.rope_scaling = {factor, c.d("rope_low_freq_factor"), c.d("rope_high_freq_factor"), static_cast<double>(c.i("rope_original_max_position_embeddings"))};
+  } else if (factor != 1.0) {
+    lc.rope_scaling = {factor, 0, 0, 0};
+  }
   return std::make_unique<Llama>(lc, g);
 }
 
@@ -386,7 +396,13 @@ ModuleInfo info_Llama() {
            {"qkv_bias", ArgType::Bool, false, 0, 0, 1, "biases on q_proj, k_proj and v_proj only (Qwen2)"},
            {"sliding_window", ArgType::Int, false, 0, 0, 1 << 24,
             "sliding window (Mistral, Qwen2): key j visible from query i only if i - sliding_window < j <= i (0: none)"},
-           {"max_window_layers", ArgType::Int, false, 0, 0, 128, "the first layer with the sliding window (Qwen2's; 0: every layer)"}},
+           {"max_window_layers", ArgType::Int, false, 0, 0, 128, "the first layer with the sliding window (Qwen2's; 0: every layer)"},
+           {"rope_scaling_factor", ArgType::Float, false, 1.0, 1e-3, 1e3,
+            "rope_scaling's factor: the rotary frequencies divided by it (linear), or the low ones (llama3); 1: none"},
+           {"rope_low_freq_factor", ArgType::Float, false, 0.0, 0, 1e3, "llama3 rope_scaling's low_freq_factor"},
+           {"rope_high_freq_factor", ArgType::Float, false, 0.0, 0, 1e3, "llama3 rope_scaling's high_freq_factor"},
+           {"rope_original_max_position_embeddings", ArgType::Int, false, 0, 0, 1 << 24,
+            "llama3 rope_scaling's original_max_position_embeddings (0: linear scaling, or none)"}},
           {{"input_ids", InputKind::Ids, false, InputRole::tokens, {"batch", "seq"}, "", "(B,T) token ids"}},
           {"logits", "attention_weights"},
           make_from,

@@ -77,6 +77,7 @@ std::string attention_spec_json(const AttentionSpec& s) {
                           {"masked_where", s.masked_where_zero ? "zero" : "nonzero"},
                           {"broadcast", s.mask_unsqueezed ? "unsqueeze_heads" : "right"}});
   j["rope"] = s.rope ? json({{"base", s.rope_base}}) : json(nullptr);
+  if (kPretrained && s.rope && s.rope_scaling[0] != 0) j["rope"]["scaling"] = s.rope_scaling;
   j["alibi"] = s.alibi;
   j["window"] = s.window;
   j["sink_tokens"] = s.sink_tokens;

@@ -46,6 +46,7 @@ struct AttentionSpec {
   int64_t kv_heads = 0;            // key/value heads (grouped-query; 0: as many as heads)
   bool rope = false;               // rotary positions on q and k
   double rope_base = 10000.0;
+  RopeScaling rope_scaling{};      // Hugging Face's rope_scaling (tape.hpp): factor 0 none
   bool alibi = false;              // ALiBi's linear biases added to the scores
   int64_t window = 0, sink_tokens = 0;  // a sliding window over the causal mask, and its sinks
 };

@@ -95,14 +95,29 @@ std::map<std::string, double> gpt2_config(const HfConfig& c) {
 // LlamaConfig (MistralConfig, Qwen2Config) -> Llama's config, which keeps Hugging Face's names.
 std::map<std::string, double> llama_config(const HfConfig& c, const std::string& type) {
   if (c.text("hidden_act", "silu") != "silu") c.bad("hidden_act", "must be \"silu\": the core's Llama MLP is SwiGLU with silu");
+  // rope_scaling: "default", "linear" (factor) and "llama3" (factor, low_freq_factor,
+  // high_freq_factor, original_max_position_embeddings) as modeling_rope_utils computes them
+  double factor = 1, low = 0, high = 0, original = 0;
   if (c.j.contains("rope_scaling") && !c.j["rope_scaling"].is_null()) {
     const json& r = c.j["rope_scaling"];
     const std::string kind = r.is_object() && r.contains("rope_type") && r["rope_type"].is_string() ? r["rope_type"].get<std::string>()
                              : r.is_object() && r.contains("type") && r["type"].is_string()     ? r["type"].get<std::string>()
                                                                                                  : brief(r);
-    if (kind != "default")
+    const auto number = [&](const char* key) {
+      if (!r.contains(key) || !r[key].is_number() || !(r[key].get<double>() > 0))
+        fail_at("pretrained", "model folder '", c.label, "': config.json's rope_scaling.", key, " (", r.contains(key) ? brief(r[key]) : "missing",
+                ") must be a number above 0 (rope_type \"", kind, "\")");
+      return r[key].get<double>();
+    };
+    if (kind == "linear" || kind == "llama3") factor = number("factor");
+    if (kind == "llama3") {
+      low = number("low_freq_factor"), high = number("high_freq_factor"), original = number("original_max_position_embeddings");
+      if (!(high > low))
+        fail_at("pretrained", "model folder '", c.label, "': config.json's rope_scaling.high_freq_factor (", high, ") must be above its low_freq_factor (", low, ")");
+    } else if (kind != "default" && kind != "linear") {
       fail_at("pretrained", "model folder '", c.label, "': config.json's rope_scaling (", kind,
-              ") is not implemented: the core computes Llama's default rotary frequencies only (rope_scaling null)");
+              ") is not implemented: the core computes the default rotary frequencies, \"linear\" and \"llama3\" rope_scaling");
+    }
   }
   const int64_t max_pos = c.integer("max_position_embeddings", type == "llama" ? 2048 : type == "qwen2" ? 32768 : 4096 * 32, 1, 1 << 24);
   // Mistral's sliding window (every layer; null: none) and Qwen2's (use_sliding_window: the layers
@@ -147,7 +162,11 @@ std::map<std::string, double> llama_config(const HfConfig& c, const std::string&
           {"mlp_bias", c.flag("mlp_bias", false)},
           {"qkv_bias", type == "qwen2"},
           {"sliding_window", static_cast<double>(window)},
-          {"max_window_layers", static_cast<double>(window_from)}};
+          {"max_window_layers", static_cast<double>(window_from)},
+          {"rope_scaling_factor", factor},
+          {"rope_low_freq_factor", low},
+          {"rope_high_freq_factor", high},
+          {"rope_original_max_position_embeddings", original}};
 }
 
 // The state_dict name a checkpoint's tensor has in the core, and whether it is a Conv1D weight

@@ -71,7 +71,8 @@ Var exp(Context& ctx, const Var& x);
 // Modern attention (ModernAttention). RoPE's table for `positions` and head width D (even): the
 // cos (sine false) or sin of cat(angles, angles), angles[t][i] = positions[t] * inv_freq[i],
 // inv_freq[i] = 1 / base^(2i / D), each in float32 as PyTorch computes it: (T, D).
-Var rope_table(Context& ctx, const std::vector<int64_t>& positions, int64_t D, double base, bool sine);
+Var rope_table(Context& ctx, const std::vector<int64_t>& positions, int64_t D, double base, bool sine,
+               const RopeScaling& scaling = {});
 // x (..., T, D) rotated by the tables: x * cos + rotate_half(x) * sin, rotate_half(x) =
 // cat(-x[..., D/2:], x[..., :D/2]) (Llama / GPT-NeoX)
 Var rope(Context& ctx, const Var& x, const Var& cos, const Var& sin);

@@ -6,6 +6,7 @@
 // code), and, for training, the backward pass, which walks the same nodes in reverse.
 // Nothing is recorded when the run neither traces nor wants gradients: each op just computes.
 #pragma once
+#include <array>
 #include <climits>
 #include <cstdint>
 #include <initializer_list>
@@ -21,6 +22,9 @@
 
 namespace attn {
 
+// Hugging Face's rope_scaling (modeling_rope_utils), {factor, low_freq_factor, high_freq_factor,
+// original_max_position_embeddings}: factor 0 none (the default frequencies), original 0 "linear", else "llama3".
+using RopeScaling = std::array<double, 4>;
 
 // The numbers and names an op was called with; each op reads the fields its comment names.
 struct Attrs {
@@ -47,6 +51,9 @@ struct Attrs {
   int64_t cached = 0;         // cache_append: rows it held before this append
   int64_t capacity = 0;       // cache_append: rows it can hold (block_size)
   double base = 0;            // rope_table: the base of the frequencies (rope_base)
+  // rope_table: Hugging Face's rope_scaling of the frequencies, {factor, low_freq_factor,
+  // high_freq_factor, original_max_position_embeddings}: factor 0 none, original 0 "linear", else "llama3"
+  RopeScaling rope_scaling{};
   bool sine = false;          // rope_table: the sin table (else cos)
   int64_t repeats = 1;        // repeat_kv: how many query heads share each kv head
   int64_t window = 0;         // masked_fill: a sliding window (0: none) over the causal mask

@@ -176,11 +176,33 @@ def repeat_kv(hidden_states, n_rep):
     return hidden_states.reshape(batch, num_key_value_heads * n_rep, slen, head_dim)
 
 
+def rope_scaled(inv_freq, rope_scaling):
+    """modeling_rope_utils' _compute_linear_scaling_rope_parameters and _compute_llama3_parameters
+    (their attention_factor is 1): inv_freq as rope_scaling changes it ('type' is the older key)."""
+    kind = (rope_scaling or {}).get('rope_type', (rope_scaling or {}).get('type', 'default'))
+    if kind == 'default':
+        return inv_freq
+    factor = rope_scaling['factor']
+    if kind == 'linear':
+        return inv_freq / factor
+    assert kind == 'llama3', kind
+    low_freq_factor, high_freq_factor = rope_scaling['low_freq_factor'], rope_scaling['high_freq_factor']
+    old_context_len = rope_scaling['original_max_position_embeddings']
+    low_freq_wavelen = old_context_len / low_freq_factor
+    high_freq_wavelen = old_context_len / high_freq_factor
+    wavelen = 2 * math.pi / inv_freq
+    inv_freq_llama = torch.where(wavelen > low_freq_wavelen, inv_freq / factor, inv_freq)
+    smooth_factor = (old_context_len / wavelen - low_freq_factor) / (high_freq_factor - low_freq_factor)
+    smoothed_inv_freq = (1 - smooth_factor) * inv_freq_llama / factor + smooth_factor * inv_freq_llama
+    is_medium_freq = ~(wavelen < high_freq_wavelen) * ~(wavelen > low_freq_wavelen)
+    return torch.where(is_medium_freq, smoothed_inv_freq, inv_freq_llama)
+
+
 class LlamaRotaryEmbedding(nn.Module):
-    def __init__(self, dim, base):
+    def __init__(self, dim, base, rope_scaling=None):
         super().__init__()
         inv_freq = 1.0 / (base ** (torch.arange(0, dim, 2, dtype=torch.int64).float() / dim))
-        self.register_buffer('inv_freq', inv_freq, persistent=False)
+        self.register_buffer('inv_freq', rope_scaled(inv_freq, rope_scaling), persistent=False)
 
     def forward(self, position_ids):
         inv_freq_expanded = self.inv_freq[None, :, None].float().expand(position_ids.shape[0], -1, 1)
@@ -284,7 +306,7 @@ class LlamaModel(nn.Module):
         self.layers = nn.ModuleList([LlamaDecoderLayer(c, i) for i in range(c['num_hidden_layers'])])
         self.norm = LlamaRMSNorm(c['hidden_size'], eps=c.get('rms_norm_eps', 1e-6))
         head_dim = c.get('head_dim') or c['hidden_size'] // c['num_attention_heads']
-        self.rotary_emb = LlamaRotaryEmbedding(head_dim, c.get('rope_theta', 10000.0))
+        self.rotary_emb = LlamaRotaryEmbedding(head_dim, c.get('rope_theta', 10000.0), c.get('rope_scaling'))
         post_init(self)
 
     def forward(self, input_ids):
@@ -322,13 +344,14 @@ class LlamaForCausalLM(nn.Module):
 
     def __init__(self, vocab_size, hidden_size, intermediate_size, num_hidden_layers, num_attention_heads,
                  num_key_value_heads=0, head_dim=0, max_position_embeddings=2048, rms_norm_eps=1e-6, rope_theta=10000.0,
-                 tie_word_embeddings=False, attention_bias=False, mlp_bias=False, qkv_bias=False, sliding_window=0, max_window_layers=0):
+                 tie_word_embeddings=False, attention_bias=False, mlp_bias=False, qkv_bias=False, sliding_window=0, max_window_layers=0,
+                 rope_scaling=None):
         super().__init__()
         c = dict(vocab_size=vocab_size, hidden_size=hidden_size, intermediate_size=intermediate_size,
                  num_hidden_layers=num_hidden_layers, num_attention_heads=num_attention_heads,
                  num_key_value_heads=num_key_value_heads, head_dim=head_dim, rms_norm_eps=rms_norm_eps, rope_theta=rope_theta,
                  attention_bias=attention_bias, mlp_bias=mlp_bias, qkv_bias=qkv_bias, sliding_window=sliding_window,
-                 max_window_layers=max_window_layers)
+                 max_window_layers=max_window_layers, rope_scaling=rope_scaling)
         self.model = LlamaModel(c)
         self.lm_head = nn.Linear(hidden_size, vocab_size, bias=False)
         post_init(self)

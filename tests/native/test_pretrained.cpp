@@ -92,7 +92,7 @@ std::string refusal(const Folder& folder, const std::string& scenario) {
 }
 
 const char* const kCases[] = {"gpt2_prefix_f32", "gpt2_bare_f16_sharded", "llama_gqa_f32", "llama_mqa_tied_bf16_sharded",
-                              "qwen2_bias_f16_bare", "mistral_window_f32", "qwen2_window_bf16"};
+                              "qwen2_bias_f16_bare", "mistral_window_f32", "qwen2_window_bf16", "llama3_rope_f32", "llama_linear_rope_bf16"};
 
 }  // namespace
 
@@ -138,8 +138,17 @@ TEST_CASE("a model folder's config.json decides the module and is checked by nam
   };
   CHECK_THAT(with_config([](auto& c) { c["model_type"] = "bert"; }),
              Catch::Contains("model_type 'bert' is not supported") && Catch::Contains("gpt2, llama, mistral and qwen2"));
+  CHECK_THAT(with_config([](auto& c) { c["rope_scaling"] = {{"rope_type", "yarn"}, {"factor", 8.0}}; }),
+             Catch::Contains("rope_scaling (yarn) is not implemented") && Catch::Contains("\"linear\" and \"llama3\""));
   CHECK_THAT(with_config([](auto& c) { c["rope_scaling"] = {{"rope_type", "llama3"}, {"factor", 8.0}}; }),
-             Catch::Contains("rope_scaling (llama3) is not implemented"));
+             Catch::Contains("rope_scaling.low_freq_factor (missing) must be a number above 0 (rope_type \"llama3\")"));
+  CHECK_THAT(with_config([](auto& c) {
+               c["rope_scaling"] = {{"rope_type", "llama3"}, {"factor", 8.0}, {"low_freq_factor", 4.0}, {"high_freq_factor", 1.0},
+                                    {"original_max_position_embeddings", 64}};
+             }),
+             Catch::Contains("rope_scaling.high_freq_factor (1) must be above its low_freq_factor (4)"));
+  CHECK_THAT(with_config([](auto& c) { c["rope_scaling"] = {{"type", "linear"}, {"factor", -2}}; }),
+             Catch::Contains("rope_scaling.factor (-2) must be a number above 0"));
   CHECK_THAT(with_config([](auto& c) { c["hidden_act"] = "gelu"; }), Catch::Contains("hidden_act") && Catch::Contains("silu"));
   // Qwen2's sliding layers must be the last ones (layer_types as newer transformers save it)
   CHECK_THAT(with_config([](auto& c) {

@@ -17,7 +17,7 @@ const json = (name) => JSON.parse(readFileSync(new URL(name, dir), 'utf8'));
 const folder = (name) => Object.fromEntries(readdirSync(new URL(`${name}/`, dir)).map((f) => [f, readFileSync(new URL(`${name}/${f}`, dir))]));
 const core = await loadAttention();
 const CASES = ['gpt2_prefix_f32', 'gpt2_bare_f16_sharded', 'llama_gqa_f32', 'llama_mqa_tied_bf16_sharded', 'qwen2_bias_f16_bare',
-  'mistral_window_f32', 'qwen2_window_bf16'];
+  'mistral_window_f32', 'qwen2_window_bf16', 'llama3_rope_f32', 'llama_linear_rope_bf16'];
 
 for (const name of CASES) {
   test(`${name}: the folder gives the reference's logits, attention and ids, with and without the cache`, () => {
@@ -34,6 +34,24 @@ for (const name of CASES) {
     }
   });
 }
+
+// rope_scaling is what makes these folders' numbers: the same weights with the default frequencies
+// miss the reference; the traced cos table names the scaling it was computed with.
+test('rope_scaling (llama3, linear): the folders miss their references without it; the cos step carries it', () => {
+  for (const [name, type] of [['llama3_rope_f32', 'llama3'], ['llama_linear_rope_bf16', 'linear']]) {
+    const files = folder(name);
+    const config = JSON.parse(files['config.json']);
+    const { generate, ...forward } = json(`${name}.scenario.json`);
+    const traced = core.run({ ...forward, trace: true }, { files });
+    const cos = traced.steps.find((st) => st.name === 'model.layers.0.self_attn.cos');
+    assert.equal(cos.attrs.rope_scaling.rope_type, type, name);
+    assert.equal(cos.attrs.rope_scaling.factor, config.rope_scaling.factor);
+    const plain = core.run(forward, { files: { ...files, 'config.json': Buffer.from(JSON.stringify({ ...config, rope_scaling: null })) } });
+    const want = json(`${name}.expected.json`);
+    assert.deepEqual(checkResult(core.run(forward, { files }), { ...want, ids: undefined, generated: undefined }), [], name);
+    assert.notDeepEqual(checkResult(plain, { ...want, ids: undefined, generated: undefined }), [], `${name}: the default frequencies miss the reference`);
+  }
+});
 
 test('the Node CLI reads the folder relative to the scenario file', () => {
   const cli = fileURLToPath(new URL('../../bindings/cli.mjs', import.meta.url));

@@ -419,5 +419,9 @@ export const coreZh = {
   'biases on q_proj, k_proj and v_proj only (Qwen2)': '只有 q_proj、k_proj 和 v_proj 带偏置（Qwen2）',
   'sliding window (Mistral, Qwen2): key j visible from query i only if i - sliding_window < j <= i (0: none)': '滑动窗口（Mistral、Qwen2）：只有当 i - sliding_window < j <= i 时，查询 i 才能看到键 j（0：不用）',
   "the first layer with the sliding window (Qwen2's; 0: every layer)": '第一个使用滑动窗口的层（Qwen2 的；0：每一层）',
+  "rope_scaling's factor: the rotary frequencies divided by it (linear), or the low ones (llama3); 1: none": 'rope_scaling 的 factor：旋转频率除以它（linear），或只除低频部分（llama3）；1：不缩放',
+  "llama3 rope_scaling's low_freq_factor": 'llama3 rope_scaling 的 low_freq_factor',
+  "llama3 rope_scaling's high_freq_factor": 'llama3 rope_scaling 的 high_freq_factor',
+  "llama3 rope_scaling's original_max_position_embeddings (0: linear scaling, or none)": 'llama3 rope_scaling 的 original_max_position_embeddings（0：linear 缩放或不缩放）',
   'bias in the projections': '投影是否带偏置',
 };

@@ -17,8 +17,36 @@ namespace {
 
 size_t u(int64_t v) { return static_cast<size_t>(v); }
 
+// Hugging Face's rope_scaling of inv_freq (modeling_rope_utils), in float32 op by op as PyTorch
+// runs it (a Python number over a tensor is the tensor's reciprocal times the number):
+//   linear: inv_freq / factor
+//   llama3: wavelen = 2 pi / inv_freq; above original / low_freq_factor: inv_freq / factor; below
+//           original / high_freq_factor: kept; between: (1 - s) * inv_freq / factor + s * inv_freq,
+//           s = (original / wavelen - low_freq_factor) / (high_freq_factor - low_freq_factor)
+constexpr double kTwoPi = 6.283185307179586;  // Python's 2 * math.pi
+
+void scale_frequencies(std::vector<float>& inv_freq, const RopeScaling& sc) {
+  if (sc[0] == 0) return;
+  const float factor = static_cast<float>(sc[0]);
+  if (sc[3] == 0) {
+    for (float& f : inv_freq) f = f / factor;
+    return;
+  }
+  const double low = sc[1], high = sc[2], old = sc[3];
+  const float low_wavelen = static_cast<float>(old / low), high_wavelen = static_cast<float>(old / high);
+  for (float& f : inv_freq) {
+    const float wavelen = (1.f / f) * static_cast<float>(kTwoPi);
+    const float scaled = wavelen > low_wavelen ? f / factor : f;
+    const float s = ((1.f / wavelen) * static_cast<float>(old) - static_cast<float>(low)) / static_cast<float>(high - low);
+    const float smoothed = (1.f - s) * scaled / factor + s * scaled;
+    const bool medium = !(wavelen < high_wavelen) && !(wavelen > low_wavelen);
+    f = medium ? smoothed : scaled;
+  }
+}
+
 // cos or sin of cat(angles, angles), angles[t][i] = positions[t] * inv_freq[i], inv_freq[i] =
-// 1 / base^(2i / D), in float32 as PyTorch computes them. attrs.shape: (T, D); positions: ids.
+// 1 / base^(2i / D) (then rope_scaling's), in float32 as PyTorch computes them. attrs.shape: (T, D);
+// positions: ids.
 Tensor rope_table_forward(const Node& n, const std::vector<Tensor>&) {
   const int64_t T = n.attrs.shape[0], D = n.attrs.shape[1], half = D / 2;
   Tensor t = Tensor::empty({T, D});
@@ -26,6 +54,7 @@ Tensor rope_table_forward(const Node& n, const std::vector<Tensor>&) {
   const float fbase = static_cast<float>(n.attrs.base);
   for (int64_t i = 0; i < half; ++i)  // 1.0 / (base ** (arange(0, D, 2).float() / D))
     inv_freq[u(i)] = 1.f / std::pow(fbase, static_cast<float>(2 * i) / static_cast<float>(D));
+  if constexpr (kPretrained) scale_frequencies(inv_freq, n.attrs.rope_scaling);  // Llama's: not in the page's small build
   float* p = t.data();
   for (int64_t r = 0; r < T; ++r)
     for (int64_t i = 0; i < half; ++i) {
@@ -35,7 +64,14 @@ Tensor rope_table_forward(const Node& n, const std::vector<Tensor>&) {
   return t;
 }
 ATTN_SMALL Json rope_table_attrs(const Node& n, const std::vector<Node>&) {
-  return {{"table", n.attrs.sine ? "sin" : "cos"}, {"base", n.attrs.base}, {"d_head", n.out.size(1)}, {"positions", n.ids}};
+  Json j = {{"table", n.attrs.sine ? "sin" : "cos"}, {"base", n.attrs.base}, {"d_head", n.out.size(1)}, {"positions", n.ids}};
+  const RopeScaling& sc = n.attrs.rope_scaling;
+  if (!kPretrained) return j;
+  if (sc[0] != 0 && sc[3] == 0) j["rope_scaling"] = {{"rope_type", "linear"}, {"factor", sc[0]}};
+  if (sc[0] != 0 && sc[3] != 0)
+    j["rope_scaling"] = {{"rope_type", "llama3"}, {"factor", sc[0]}, {"low_freq_factor", sc[1]}, {"high_freq_factor", sc[2]},
+                         {"original_max_position_embeddings", sc[3]}};
+  return j;
 }
 ATTN_SMALL std::string rope_table_call(const Node& n, const std::vector<std::string>&) {
   return std::string("rope_table(positions, ") + std::to_string(n.out.size(1)) + ", " + float_literal(static_cast<float>(n.attrs.base)) +
@@ -113,10 +149,10 @@ const OpDef rope_op{"rope", rope_forward, no_attrs, plain_call, rope_backward};
 const OpDef repeat_kv_op{"repeat_kv", repeat_kv_forward, repeat_kv_attrs, repeat_kv_call, repeat_kv_backward};
 const OpDef alibi_bias_op{"alibi_bias", alibi_bias_forward, alibi_bias_attrs, alibi_bias_call, no_backward};
 
-Var rope_table(Context& ctx, const std::vector<int64_t>& positions, int64_t D, double base, bool sine) {
+Var rope_table(Context& ctx, const std::vector<int64_t>& positions, int64_t D, double base, bool sine, const RopeScaling& scaling) {
   if (D <= 0 || D % 2 != 0) fail_at("config.rope", "rope needs an even head width, got d_head = ", D);
   Attrs a;
-  a.base = base, a.sine = sine;
+  a.base = base, a.sine = sine, a.rope_scaling = scaling;
   a.shape = {static_cast<int64_t>(positions.size()), D};
   return apply(ctx, Op::rope_table, {}, a, {}, positions);
 }
