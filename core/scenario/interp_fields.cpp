@@ -153,8 +153,16 @@ void parse_interventions_list(const json& list, Scenario& s) {
   }
 }
 
-// "logit_lens" and "logit_attribution": what one forward is read for.
+// "patching", "attribution_patching", "logit_lens" and "logit_attribution": what one forward is read for.
 void parse_reading_fields(const json& j, const ModuleInfo& info, Scenario& s) {
+  if (j.contains("patching")) {
+    s.patch = parse_patching(j["patching"], "patching", info);
+    s.patching = true;
+  }
+  if (j.contains("attribution_patching")) {
+    s.attribution = parse_patching(j["attribution_patching"], "attribution_patching", info);
+    s.attribution_patching = true;
+  }
   if (j.contains("logit_lens")) {
     if (!j["logit_lens"].is_boolean()) fail_at("logit_lens", "scenario.logit_lens (", brief(j["logit_lens"]), ") must be true or false");
     s.logit_lens = j["logit_lens"].get<bool>();
@@ -170,14 +178,6 @@ void parse_reading_fields(const json& j, const ModuleInfo& info, Scenario& s) {
 // The fields themselves, in a build that has them (base/build.hpp).
 void parse_fields(const json& j, const ModuleInfo& info, Scenario& s) {
   if (j.contains("interventions")) parse_interventions_list(j["interventions"], s);
-  if (j.contains("patching")) {
-    s.patch = parse_patching(j["patching"], "patching", info);
-    s.patching = true;
-  }
-  if (j.contains("attribution_patching")) {
-    s.attribution = parse_patching(j["attribution_patching"], "attribution_patching", info);
-    s.attribution_patching = true;
-  }
   parse_reading_fields(j, info, s);
   const bool reads = s.patching || s.attribution_patching || s.logit_lens || s.logit_attribution;
   if (reads && (s.generate || s.optimize))
@@ -214,14 +214,6 @@ void parse_readings(const std::string& text, const ModuleInfo& info, Scenario& s
     for (const auto& [key, value] : j.items())
       if (key != "logit_lens" && key != "logit_attribution" && key != "patching" && key != "attribution_patching")
         fail_at("readings." + key, "readings.", key, " is not a reading of one forward: logit_lens, logit_attribution, patching or attribution_patching");
-    if (j.contains("patching")) {
-      s.patch = parse_patching(j["patching"], "patching", info);
-      s.patching = true;
-    }
-    if (j.contains("attribution_patching")) {
-      s.attribution = parse_patching(j["attribution_patching"], "attribution_patching", info);
-      s.attribution_patching = true;
-    }
     parse_reading_fields(j, info, s);
   } else {
     fail_at("readings", "logit_lens, logit_attribution and patching need the full core: load it with loadAttention({fast: true})");
