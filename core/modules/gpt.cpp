@@ -240,12 +240,12 @@ struct Block {
 
   // x = x + self.attn(self.ln_1(x)); x = x + self.mlp(self.ln_2(x)), attention by `attend`
   template <class Attend>
-  Var residuals(const Var& x, Context& ctx, Attend attend) const {
+  Var residuals(const Var& x, Context& ctx, Attend attend, bool last_row = false) const {
     static const PreNormBlockSteps steps{"n_embd", "ln_1", "self.ln_1(x)", "attn.", "x_attn", "x = x + self.attn(self.ln_1(x))",
                                          "ln_2", "self.ln_2(x)", "mlp.", "x_mlp", "x = x + self.mlp(self.ln_2(x))"};
     return pre_norm_block(
         ctx, x, steps, [&](const Var& v) { return ln_1(ctx, v); }, attend, [&](const Var& v) { return ln_2(ctx, v); },
-        [&](const Var& v) { return mlp(v, ctx); });
+        [&](const Var& v) { return mlp(v, ctx); }, last_row);
   }
   void parameters(const std::string& p, ParamList& out) {
     ln_1.parameters(p + "ln_1.", out);
@@ -294,7 +294,7 @@ class GPT : public Module, public Generative {
       Context::Scope scope(ctx, "transformer.h." + std::to_string(i) + ".");
       KVCache::Layer* fill = cache ? &cache->layers[i] : nullptr;
       Var* w = ctx.want_weights ? &weights[i] : nullptr;
-      x = h[i].residuals(x, ctx, [&](const Var& a) { return h[i].attn(a, ctx, fill, w); });
+      x = h[i].residuals(x, ctx, [&](const Var& a) { return h[i].attn(a, ctx, fill, w); }, i + 1 == h.size() && last_row_only(ctx, last_only, T));
     }
     if (cache) cache->len = T;
     Outputs out{{"output", head(x, last_only, ctx)}};

@@ -198,7 +198,7 @@ struct LlamaDecoderLayer {
   // residual = hidden_states; hidden_states = self.input_layernorm(hidden_states); self_attn; residual
   // + hidden_states; then the same with post_attention_layernorm and mlp. Attention by `attend`.
   template <class Attend>
-  Var operator()(const Var& x, Context& ctx, Attend attend) const {
+  Var operator()(const Var& x, Context& ctx, Attend attend, bool last_row = false) const {
     static const PreNormBlockSteps steps{
         "hidden", "input_layernorm", "hidden_states = self.input_layernorm(hidden_states)", "self_attn.", "residual_attn",
         "hidden_states = residual + hidden_states  # after self_attn", "post_attention_layernorm",
@@ -206,7 +206,7 @@ struct LlamaDecoderLayer {
         "hidden_states = residual + hidden_states  # after mlp"};
     return pre_norm_block(
         ctx, x, steps, [&](const Var& v) { return input_layernorm(ctx, v); }, attend,
-        [&](const Var& v) { return post_attention_layernorm(ctx, v); }, [&](const Var& v) { return mlp(v, ctx); });
+        [&](const Var& v) { return post_attention_layernorm(ctx, v); }, [&](const Var& v) { return mlp(v, ctx); }, last_row);
   }
   void parameters(const std::string& p, ParamList& out) {
     self_attn.parameters(p + "self_attn.", out);
@@ -257,7 +257,7 @@ class Llama : public Module, public Generative {
       Context::Scope scope(ctx, "model.layers." + std::to_string(i) + ".");
       KVCache::Layer* fill = cache ? &cache->layers[i] : nullptr;
       Var* w = ctx.want_weights ? &weights[i] : nullptr;
-      x = layers[i](x, ctx, [&](const Var& a) { return layers[i].self_attn(a, ctx, fill, w); });
+      x = layers[i](x, ctx, [&](const Var& a) { return layers[i].self_attn(a, ctx, fill, w); }, i + 1 == layers.size() && last_row_only(ctx, last_only, T));
     }
     if (cache) cache->len = T;
     Outputs out{{"logits", head(x, last_only, ctx)}};

@@ -53,14 +53,20 @@ void repeat_kv_heads(Context& ctx, Var& k, Var& v, int64_t n);
 
 // Shared by GPT and Llama: the pre-norm block x = x + attn(norm_1(x)); x = x + mlp(norm_2(x)),
 // norm_1, attn, norm_2 and mlp given as functions of a Var; each result a step named and quoted
-// as the model's own code does (`attn` and `mlp` run under their scopes).
+// as the model's own code does (`attn` and `mlp` run under their scopes). last_row: the block's
+// output is wanted at the last position only (the last block before logits at the last position:
+// a prompt's forward in generation), so after the attention (every row: its keys and values are
+// the cache's, its last query reads them all) only that row goes on: the MLP of one row, not T.
+// Every row's numbers are computed alone, so the last one is the same. Only where nothing reads
+// the other rows (last_row_only below).
 struct PreNormBlockSteps {
   const char* width;  // the residual stream's dim name
   const char *norm_1, *norm_1_line, *attn_scope, *residual_1, *residual_1_line;
   const char *norm_2, *norm_2_line, *mlp_scope, *residual_2, *residual_2_line;
 };
 template <class Norm1, class Attend, class Norm2, class Mlp>
-Var pre_norm_block(Context& ctx, const Var& x, const PreNormBlockSteps& s, Norm1 norm_1, Attend attend, Norm2 norm_2, Mlp mlp) {
+Var pre_norm_block(Context& ctx, const Var& x, const PreNormBlockSteps& s, Norm1 norm_1, Attend attend, Norm2 norm_2, Mlp mlp,
+                   bool last_row = false) {
   Var h = norm_1(x);
   ctx.step(s.norm_1, h, {"batch", "seq", s.width}, s.norm_1_line);
   Var a;
@@ -68,7 +74,8 @@ Var pre_norm_block(Context& ctx, const Var& x, const PreNormBlockSteps& s, Norm1
     Context::Scope scope(ctx, s.attn_scope);
     a = attend(h);
   }
-  Var x1 = add(ctx, x, a);
+  const int64_t T = x.size(1);
+  Var x1 = last_row && T > 1 ? add(ctx, chunk(ctx, x, T, T - 1, 1), chunk(ctx, a, T, T - 1, 1)) : add(ctx, x, a);
   ctx.step(s.residual_1, x1, {"batch", "seq", s.width}, s.residual_1_line);
   h = norm_2(x1);
   ctx.step(s.norm_2, h, {"batch", "seq", s.width}, s.norm_2_line);
@@ -80,6 +87,13 @@ Var pre_norm_block(Context& ctx, const Var& x, const PreNormBlockSteps& s, Norm1
   Var x2 = add(ctx, x1, m);
   ctx.step(s.residual_2, x2, {"batch", "seq", s.width}, s.residual_2_line);
   return x2;
+}
+
+// A forward whose blocks may keep only the last row after the last attention (pre_norm_block's
+// last_row): logits wanted at the last position only, no tape (nothing traced, no gradient, no
+// intervention reads a step of another row), more than one row.
+inline bool last_row_only(const Context& ctx, bool last_only, int64_t T) {
+  return last_only && T > 1 && !ctx.recording() && !(kInterp && ctx.interventions);
 }
 
 }  // namespace attn
