@@ -10,7 +10,8 @@
 // open model and the page usable; a truncated file, a wrong dtype, a missing tensor, a config.json
 // that disagrees with the weights and a shard index naming a file outside the folder each give the
 // core's message, the open model staying; a sharded BF16 folder without a tokenizer takes token ids;
-// picked files open as a folder does.
+// picked files open as a folder does; cross-origin isolated, the mode's worker runs the threaded
+// build on two threads with the same numbers as one thread's.
 import assert from 'node:assert/strict';
 import { createReadStream, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -24,7 +25,7 @@ import { launch, openPage, startServer, test } from './harness.mjs';
 
 const FIXTURES = new URL('../fixtures/pretrained/', import.meta.url).pathname;
 const GOOD = 'llama_gqa_f32';
-let server, browser, bad;
+let server, isolated, browser, bad;
 
 // The bad folders, each a copy of GOOD (or the sharded GPT-2) with one lie, and the message's words.
 const edits = {
@@ -91,12 +92,13 @@ before(async () => {
     mkdirSync(join(bad, name));
     for (const [f, b] of Object.entries(files)) writeFileSync(join(bad, name, f), b);
   }
-  server = await startServer({ middleware: routes });
+  [server, isolated] = await Promise.all([startServer({ middleware: routes }), startServer({ middleware: routes, isolated: true })]);
   browser = await launch();
 });
 after(async () => {
   await browser?.close();
   await server?.close();
+  await isolated?.close();
   if (bad) rmSync(bad, { recursive: true, force: true });
 });
 
@@ -212,6 +214,28 @@ test('a link opens a Llama folder: its tokenizer, a tile per layer x head, maps 
   assert.equal(await page.getByTestId('model-lens-table').isHidden(), true);
   assert.deepEqual(real(errors), []);
   await page.close();
+});
+
+// Served cross-origin isolated (npm start's headers) the worker takes the threaded build on every
+// core; the tiles, the next tokens and the patching grids are those of the single-thread build.
+test('cross-origin isolated, the model worker runs the threaded build: the same maps, next tokens and patching as one thread', async () => {
+  const seen = [];
+  for (const s of [server, isolated]) {
+    const link = `${s.url}#pretrained=${encodeURIComponent(`${s.url}hf/${GOOD}/`)}&pttext=${encodeURIComponent('the cat sat')}&ptcorrupt=${encodeURIComponent('the sat cat')}`;
+    const { page, errors } = await openPage(browser.context, link);
+    await ready(page, `hf/${GOOD}`);
+    await page.getByTestId('model-patch').click();
+    await page.waitForFunction(() => window.playground.model().patching !== null, null, { timeout: 60000 });
+    const m = await model(page);
+    seen.push({ isolated: await page.evaluate(() => window.crossOriginIsolated), threads: m.threads, next: m.next, patching: m.patching,
+      maps: await page.evaluate(() => [window.playground.modelMap(0, 0), window.playground.modelMap(1, 3)]) });
+    assert.deepEqual(real(errors), []);
+    await page.close();
+  }
+  assert.deepEqual(seen.map((x) => [x.isolated, x.threads]), [[false, 1], [true, 2]]);
+  const { ms: _a, ...one } = seen[0].patching, { ms: _b, ...two } = seen[1].patching;
+  assert.deepEqual(two, one);
+  assert.deepEqual([seen[1].next, seen[1].maps], [seen[0].next, seen[0].maps]);
 });
 
 test('a throttled folder shows bytes, speed and time left; cancel keeps the open model and the page usable', async () => {

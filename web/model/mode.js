@@ -388,7 +388,7 @@ function summary(M) {
   const r = M.result;
   return {
     label: M.info.label, url: M.info.url, model_type: M.info.model_type, module: M.info.module, layers: M.info.layers, heads: M.info.heads,
-    parameters: M.info.parameters, f32_bytes: M.info.f32_bytes, tokenizer: M.info.tokenizer, buildMs: M.info.ms,
+    parameters: M.info.parameters, f32_bytes: M.info.f32_bytes, tokenizer: M.info.tokenizer, buildMs: M.info.ms, threads: M.info.threads,
     text: r?.text ?? null, ids: r ? [...r.ids] : [], pieces: r ? [...r.pieces] : [], next: r ? r.next.map((x) => ({ ...x })) : [],
     generated: M.generated ? { ids: [...M.generated.ids], text: M.generated.text } : null,
     lens: freshLens(M)?.readouts.map((e) => ({ ...e, top: e.top.map((x) => ({ ...x })) })) ?? null,

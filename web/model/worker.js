@@ -120,7 +120,7 @@ async function openModel(core, msg, { signal, post, now }) {
     const folder = await openFolder(source, { plan, build, signal, maxBytes: msg.maxBytes, onProgress: (p) => post({ type: 'progress', id: msg.id, ...p }) });
     const info = { label: folder.label, model_type: folder.plan.model_type, module: folder.plan.module, config: folder.plan.config,
       ...archOf(folder.plan.module, folder.plan.config), parameters: folder.plan.parameters, f32_bytes: folder.plan.f32_bytes,
-      tokenizer: tokenizer.kind, ms: now() - t0, heapBytes: core.heapBytes() };
+      tokenizer: tokenizer.kind, ms: now() - t0, heapBytes: core.heapBytes(), threads: core.threads?.() ?? 1 };
     const opened = { info, session, tokenizer, input };
     session = null;
     return opened;
