@@ -358,12 +358,12 @@ std::unique_ptr<Module> make_from(const attn::Config& c, Generator& g) {
                  c.i("num_key_value_heads") ? c.i("num_key_value_heads") : H, c.i("head_dim") ? c.i("head_dim") : C / H,
                  c.i("max_position_embeddings"), c.f("rms_norm_eps"), c.d("rope_theta"), c.b("tie_word_embeddings"),
                  c.b("attention_bias"), c.b("mlp_bias"), c.b("qkv_bias"), c.i("sliding_window"), c.i("max_window_layers")};
-  const double factor = c.d("rope_scaling_factor");
-  if (c.i("rope_original_max_position_embeddings") > 0) {
-    if (!(c.d("rope_high_freq_factor") > c.d("rope_low_freq_factor")) || c.d("rope_low_freq_factor") <= 0)
-      fail_at("config.rope_high_freq_factor", "llama3 rope_scaling needs 0 < rope_low_freq_factor < rope_high_freq_factor (got ",
-              c.d("rope_low_freq_factor"), " and ", c.d("rope_high_freq_factor"), ")");
-    lc.rope_scaling = {factor, c.d("rope_low_freq_factor"), c.d("rope_high_freq_factor"), static_cast<double>(c.i("rope_original_max_position_embeddings"))};
+  const double factor = c.d("rope_scaling_factor"), low = c.d("rope_low_freq_factor"), high = c.d("rope_high_freq_factor");
+  const int64_t original = c.i("rope_original_max_position_embeddings");
+  if (original > 0) {
+    if (!(high > low) || low <= 0)
+      fail_at("config.rope_high_freq_factor", "llama3 rope_scaling needs 0 < rope_low_freq_factor < rope_high_freq_factor (got ", low, " and ", high, ")");
+    lc.rope_scaling = {factor, low, high, static_cast<double>(original)};
   } else if (factor != 1.0) {
     lc.rope_scaling = {factor, 0, 0, 0};
   }

@@ -149,6 +149,7 @@ Replayed replay(const std::vector<Node>& nodes, int32_t from, const Tensor& valu
   }
   const auto row = [&](const Tensor& t) { return t.slice(1, position, position + 1).contiguous(); };
   std::vector<Tensor> in;
+  bool columns = false;  // the target computed for `vocab`'s columns only
   for (int32_t id = from + 1; id <= target; ++id) {
     const Node& n = nodes[u(id)];
     if (!needed[u(id)]) continue;
@@ -161,7 +162,7 @@ Replayed replay(const std::vector<Node>& nodes, int32_t from, const Tensor& valu
       const Tensor& a = redone[u(i)].defined() ? redone[u(i)] : nodes[u(i)].out;
       in.push_back(tail[u(id)] && !tail[u(i)] && nodes[u(i)].op != Op::parameter ? row(a) : a);
     }
-    const bool columns = id == target && !vocab.empty() && n.op == Op::linear;
+    columns = id == target && !vocab.empty() && n.op == Op::linear;
     if (columns) {  // the weight's (and bias's) rows of `vocab`
       for (size_t k = 1; k < in.size(); ++k) {
         if (!in[k].defined()) continue;
@@ -174,7 +175,6 @@ Replayed replay(const std::vector<Node>& nodes, int32_t from, const Tensor& valu
     }
     redone[u(id)] = op_def(n.op).forward(n, in);
   }
-  const bool columns = !vocab.empty() && nodes[u(target)].op == Op::linear && redone[u(target)].defined();
   if (tail[u(target)]) return {redone[u(target)], 0, columns};
   return {redone[u(target)].defined() ? redone[u(target)] : nodes[u(target)].out, position, columns};
 }

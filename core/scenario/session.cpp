@@ -248,29 +248,32 @@ void Session::set_interventions(const std::string& json_list) {
   s_.interventions = std::move(next.interventions);
 }
 
+namespace {
+// A scenario's readings of one forward (what Session::read swaps in for one forward).
+struct Readings {
+  bool lens, attribution, patching, attribution_patching;
+  LogitAttributionSpec of;
+  PatchingSpec patch, estimate;
+};
+Readings readings_of(const Scenario& s) {
+  return {s.logit_lens, s.logit_attribution, s.patching, s.attribution_patching, s.attribution_of, s.patch, s.attribution};
+}
+void set_readings(Scenario& s, Readings r) {
+  s.logit_lens = r.lens, s.logit_attribution = r.attribution, s.patching = r.patching, s.attribution_patching = r.attribution_patching;
+  s.attribution_of = std::move(r.of), s.patch = std::move(r.patch), s.attribution = std::move(r.estimate);
+}
+}  // namespace
+
 Result Session::read(const std::string& readings) {
   Scenario next;
   parse_readings(readings, *info_, next);
   // this forward's readings in place of the session's own, which come back after it
-  struct Readings {
-    bool lens, attribution, patching, attribution_patching;
-    LogitAttributionSpec of;
-    PatchingSpec patch, estimate;
-  };
-  const auto take = [](Scenario& s) {
-    return Readings{s.logit_lens, s.logit_attribution, s.patching, s.attribution_patching, s.attribution_of, s.patch, s.attribution};
-  };
-  const auto put = [](Scenario& s, Readings r) {
-    s.logit_lens = r.lens, s.logit_attribution = r.attribution, s.patching = r.patching, s.attribution_patching = r.attribution_patching;
-    s.attribution_of = std::move(r.of), s.patch = std::move(r.patch), s.attribution = std::move(r.estimate);
-  };
   struct Restore {
     Scenario& s;
     Readings own;
-    decltype(put) back;
-    ~Restore() { back(s, std::move(own)); }
-  } restore{s_, take(s_), put};
-  put(s_, take(next));
+    ~Restore() { set_readings(s, std::move(own)); }
+  } restore{s_, readings_of(s_)};
+  set_readings(s_, readings_of(next));
   return forward(false);
 }
 

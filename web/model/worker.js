@@ -130,11 +130,14 @@ async function openModel(core, msg, { signal, post, now }) {
 }
 
 // The heads switched off ([[layer, head]]: their outputs zeroed) in the model's next forwards.
+// The step holding layer l's heads' outputs (the `heads` dim a switch-off or a patch selects); l = '*'
+// gives the pattern of every layer's.
+const headStep = (model, l) => (model.info.module === 'GPT' ? `transformer.h.${l}.attn.y` : `model.layers.${l}.self_attn.attn_output_heads`);
+
 function switchOff(model, ablate = []) {
   const key = JSON.stringify(ablate);
   if (key === model.ablated) return;
-  const step = (l) => (model.info.module === 'GPT' ? `transformer.h.${l}.attn.y` : `model.layers.${l}.self_attn.attn_output_heads`);
-  setInterventions(model.session, ablate.map(([l, h]) => ({ step: step(l), head: h, set: 'zero' })));
+  setInterventions(model.session, ablate.map(([l, h]) => ({ step: headStep(model, l), head: h, set: 'zero' })));
   model.ablated = key;
 }
 
@@ -167,9 +170,6 @@ function lensSentence(model, text, ablate) {
   return { ids, readouts };
 }
 
-// The step holding each layer's heads' outputs (the `heads` dim a patch or a switch-off selects).
-const headSteps = (model) => (model.info.module === 'GPT' ? 'transformer.h.*.attn.y' : 'model.layers.*.self_attn.attn_output_heads');
-
 // Clean and corrupted sentences, every head patched: 'patched' (see the protocol above).
 function patchSentences(model, text, corrupt, ablate) {
   const clean = tokens(model, text), bad = tokens(model, corrupt, 'ptcorrupt');
@@ -183,7 +183,7 @@ function patchSentences(model, text, corrupt, ablate) {
   const last = (row) => softmaxTop(logits.subarray((row * T + T - 1) * V, (row * T + T) * V), 2);
   const [a, b] = [last(0), last(1)];
   const token = a[0].id, wrong = b[0].id !== token ? b[0].id : a[1].id;
-  const patch = { clean: 0, corrupted: 1, steps: [headSteps(model)], by: 'head', metric: { kind: 'logit_diff', position: -1, token, wrong } };
+  const patch = { clean: 0, corrupted: 1, steps: [headStep(model, '*')], by: 'head', metric: { kind: 'logit_diff', position: -1, token, wrong } };
   const r = readModel(model.session, { patching: patch, attribution_patching: patch, logit_attribution: { position: -1, token, wrong, batch: 0 } });
   const layerOf = (name) => Number(/\.(\d+)\./.exec(name)[1]);
   const effect = new Float32Array(layers * heads), estimate = new Float32Array(layers * heads), dla = new Float32Array(layers * heads);
