@@ -23,6 +23,8 @@ export function report(results) {
 }
 
 // "AMD EPYC (avx2, fma, avx512f)": the CPU model of /proc/cpuinfo and the SIMD flags that matter here.
+// "family 26 model 2": two CPUs of one model name (AMD EPYC: Zen 4 and Zen 5) told apart.
+export const cpuIdOf = (m) => (Number.isFinite(m.family) && Number.isFinite(m.model) ? ` (family ${m.family} model ${m.model})` : '');
 export const cpuTag = (m) => `${m.cpu ?? 'unknown CPU'} (${['avx2', 'fma', 'avx512f'].filter((f) => m[f] ?? (f === 'avx512f' ? m.avx512f : m.avx2_fma)).join(', ') || 'no avx2'})`;
 export const cpuSlug = (cpu) => String(cpu ?? 'unknown-cpu').replace(/\((R|TM|C)\)/gi, '').toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '') || 'unknown-cpu';
 const PEAK_NAMES = { 'avx2-fma': 'AVX2 FMA (256-bit)', 'avx512-fma': 'AVX-512 FMA (512-bit)', 'wasm-simd128-mul-add': 'SIMD128 f32x4 mul+add',
@@ -66,7 +68,7 @@ function forwardReport(results, lines, notes) {
     lines.push('');
   };
   lines.push(`### MultiHeadAttention forward (seed 000), output = mha(x, x, x), no mask: ms per call, median [min, max] — ${tag}`, '',
-    `${results.machine.cpu}, ${results.machine.cores} cores, clock ${clock}; every backend on 1 thread; ${loadText(results.machine)}. ` +
+    `${results.machine.cpu}${cpuIdOf(results.machine)}, ${results.machine.cores} cores, clock ${clock}; every backend on 1 thread; ${loadText(results.machine)}. ` +
     `Protocol, the same for every backend: ${protocolText(results.protocol)}; a size whose call takes over ${results.protocol.maxCallMs / 1000} s (measured, or predicted at twice that from the last size by flop count) ends that backend's larger sizes. \`${results.command}\`, ${results.seconds.toFixed(0)} s.`, '');
   const on = results.ort_node ?? {};
   const ortNodeText = on.error ? `onnxruntime-node: ${on.error}` : `onnxruntime-node ${on.version} (CPU execution provider, intra-op ${on.intra_op_threads} / inter-op ${on.inter_op_threads} thread)`;

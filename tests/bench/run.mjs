@@ -98,7 +98,7 @@ function machine() {
   const mhz = lscpuMax ?? Number(field('cpu MHz'));
   const flags = field('flags') ?? '';
   return {
-    cpu: field('model name'), cores: cpus().length, mhz, mhz_source: lscpuMax ? 'lscpu CPU max MHz' : '/proc/cpuinfo cpu MHz',
+    cpu: field('model name'), family: Number(field('cpu family')), model: Number(field('model')), cores: cpus().length, mhz, mhz_source: lscpuMax ? 'lscpu CPU max MHz' : '/proc/cpuinfo cpu MHz',
     avx2: /\bavx2\b/.test(flags), fma: /\bfma\b/.test(flags), avx2_fma: /\bavx2\b/.test(flags) && /\bfma\b/.test(flags), avx512f: /\bavx512f\b/.test(flags),
     loadavg_before: loadavg(),
   };
