@@ -102,18 +102,55 @@ struct K {
         C[i * ldc + j] = s + (bias ? bias[j] : 0.f);
       }
   }
+  // tile<1, R>'s sums (one row of A against R rows of B: per row one vector of sums over k, then
+  // its lanes, then the tail), with a pointer per row stepped 4 vectors at a time and the loads at
+  // constant offsets from it: in WebAssembly an address is a base plus a constant, so tile's
+  // `row + k` cost an add before every load (9 per k beside 8 multiply-adds). The same floats.
+  template <size_t R>
+  static void gemv(float* C, const float* a, const float* Bm, const float* bias, size_t K, size_t ldb) {
+    const float* p[R];
+    B acc[R];
+    for (size_t j = 0; j < R; ++j) {
+      p[j] = Bm + j * ldb;
+      acc[j] = B(0.f);
+    }
+    const float* ap = a;
+    size_t k = 0;
+    for (; k + 4 * W <= K; k += 4 * W, ap += 4 * W) {
+      for (size_t u = 0; u < 4; ++u) {
+        const B x = B::load_unaligned(ap + u * W);
+        for (size_t j = 0; j < R; ++j) acc[j] = madd(x, B::load_unaligned(p[j] + u * W), acc[j]);
+      }
+      for (size_t j = 0; j < R; ++j) p[j] += 4 * W;
+    }
+    for (; k + W <= K; k += W, ap += W) {
+      const B x = B::load_unaligned(ap);
+      for (size_t j = 0; j < R; ++j) {
+        acc[j] = madd(x, B::load_unaligned(p[j]), acc[j]);
+        p[j] += W;
+      }
+    }
+    for (size_t j = 0; j < R; ++j) {
+      float s = xsimd::hadd(acc[j]);
+      for (size_t kk = k; kk < K; ++kk) s += a[kk] * Bm[j * ldb + kk];
+      C[j] = s + (bias ? bias[j] : 0.f);
+    }
+  }
   static void gemm_nt(float* C, const float* A, const float* Bm, const float* bias, size_t M, size_t N, size_t K,
                       size_t lda, size_t ldb, size_t ldc) {
     constexpr size_t MR = MR_NT, NR = NR_NT;
     // One row (a decode step's token): every weight is read once and the call waits on memory, so
-    // 8 rows of B at a time (8 streams in flight) instead of the register tile's NR; one pass, no
-    // panels (A's row stays in L1). 124M parameters in WASM: 43 -> 37 ms per pass with 4 -> 8
-    // (Intel Xeon, Node). The same sum per output as every tile. Not in the page's small build
-    // (base/build.hpp): its models are small, and each tile's copy of this cost 2 KB of its first view.
+    // 16 rows of B at a time (16 streams in flight) instead of the register tile's NR; one pass, no
+    // panels (A's row stays in L1). 124M parameters in WASM: 43 -> 37 ms per pass with 4 -> 8 rows
+    // (Intel Xeon, Node); on an AMD EPYC (Zen 5), tile<1, 8> -> gemv<16>: WASM 35.5 -> 30.2 ms
+    // (gemv<8>: 33.5), natively 27.1 -> 20.3 ms (gemv<8>: 23.9; medians of alternated runs; 24 and
+    // 32 rows spill WASM's 16 vector registers and run slower). The same sum per output as every
+    // tile. Not in the page's small build (base/build.hpp): its models are small, and each tile's
+    // copy of this cost 2 KB of its first view.
     if (kPretrained && M == 1) {
       size_t n = 0;
-      for (; n + 8 <= N; n += 8) tile<1, 8>(C + n, A, Bm + n * ldb, bias ? bias + n : nullptr, K, lda, ldb, ldc);
-      for (; n < N; ++n) tile<1, 1>(C + n, A, Bm + n * ldb, bias ? bias + n : nullptr, K, lda, ldb, ldc);
+      for (; n + 16 <= N; n += 16) gemv<16>(C + n, A, Bm + n * ldb, bias ? bias + n : nullptr, K, ldb);
+      for (; n < N; ++n) gemv<1>(C + n, A, Bm + n * ldb, bias ? bias + n : nullptr, K, ldb);
       return;
     }
     // Column panels of B small enough to stay in L2 while every row block of A streams past them.
