@@ -20,7 +20,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { launch } from '../browser/harness.mjs';
-import { cpuIdOf, cpuSlug } from './report.mjs';
+import { cpuSlug, machineLine } from './report.mjs';
 import { serveBench } from './server.mjs';
 
 const ENGINES = ['chromium', 'firefox'];
@@ -119,7 +119,7 @@ export function pretrainedTable(results) {
   const backends = Object.keys(NAMES).filter((b) => p[b]);
   const agent = (b) => p[b]?.userAgent?.match(/(Chrome|Firefox)\/[\d.]+/)?.[0];
   const lines = [`# A 124M checkpoint: \`${results.command}\` on ${m.cpu}`, '',
-    `${m.cpu}${cpuIdOf(m)}, ${m.cores} cores${m.avx512f ? ', AVX-512' : m.avx2_fma ? ', AVX2 + FMA' : ''}; ${results.date.slice(0, 10)}; load average ${m.loadavg_before[0].toFixed(2)} before, ` +
+    `${machineLine(m)}; ${results.date.slice(0, 10)}; load average ${m.loadavg_before[0].toFixed(2)} before, ` +
     `${m.loadavg_after[0].toFixed(2)} after; core ${results.core?.git_head ?? '?'}; ${[agent('chromium:core-wasm'), agent('firefox:core-wasm')].filter(Boolean).join(', ')}. ` +
     `GPT-2 small's shape (${p.folder.parameters.toLocaleString('en')} parameters, model.safetensors ${(f32 / 1e6).toFixed(1)} MB float32), random weights written by PyTorch; ` +
     'one thread everywhere. Prefill: 128 ids into an empty KV cache, the last position\'s logits; decode: one step at position 128 on that cache ' +

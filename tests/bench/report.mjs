@@ -25,6 +25,8 @@ export function report(results) {
 // "AMD EPYC (avx2, fma, avx512f)": the CPU model of /proc/cpuinfo and the SIMD flags that matter here.
 // "family 26 model 2": two CPUs of one model name (AMD EPYC: Zen 4 and Zen 5) told apart.
 export const cpuIdOf = (m) => (Number.isFinite(m.family) && Number.isFinite(m.model) ? ` (family ${m.family} model ${m.model})` : '');
+// "AMD EPYC (family 26 model 2), 2 cores, AVX-512": the machine line of the threads and pretrained tables.
+export const machineLine = (m) => `${m.cpu}${cpuIdOf(m)}, ${m.cores} cores${m.avx512f ? ', AVX-512' : m.avx2_fma ? ', AVX2 + FMA' : ''}`;
 export const cpuTag = (m) => `${m.cpu ?? 'unknown CPU'} (${['avx2', 'fma', 'avx512f'].filter((f) => m[f] ?? (f === 'avx512f' ? m.avx512f : m.avx2_fma)).join(', ') || 'no avx2'})`;
 export const cpuSlug = (cpu) => String(cpu ?? 'unknown-cpu').replace(/\((R|TM|C)\)/gi, '').toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '') || 'unknown-cpu';
 const PEAK_NAMES = { 'avx2-fma': 'AVX2 FMA (256-bit)', 'avx512-fma': 'AVX-512 FMA (512-bit)', 'wasm-simd128-mul-add': 'SIMD128 f32x4 mul+add',

@@ -88,6 +88,9 @@ const BROWSER_BACKENDS = ['core-wasm', 'core-wasm-simd128', 'ort-wasm', 'tfjs-wa
 const FIREFOX_BACKENDS = ['core-wasm', 'ort-wasm', 'tfjs-wasm'];
 const MAIN_SHAPES = [...MAIN_T.map((T) => ({ B: 1, T, C: 768, H: 12 })), SEED_SHAPE];
 
+// A /proc/cpuinfo number, or null where the field is absent (Number(null) would say 0).
+const numberOrNull = (v) => (v == null ? null : Number(v));
+
 function machine() {
   const info = readFileSync('/proc/cpuinfo', 'utf8');
   const field = (name) => new RegExp(`^${name}\\s*:\\s*(.*)$`, 'm').exec(info)?.[1] ?? null;
@@ -98,7 +101,7 @@ function machine() {
   const mhz = lscpuMax ?? Number(field('cpu MHz'));
   const flags = field('flags') ?? '';
   return {
-    cpu: field('model name'), family: Number(field('cpu family')), model: Number(field('model')), cores: cpus().length, mhz, mhz_source: lscpuMax ? 'lscpu CPU max MHz' : '/proc/cpuinfo cpu MHz',
+    cpu: field('model name'), family: numberOrNull(field('cpu family')), model: numberOrNull(field('model')), cores: cpus().length, mhz, mhz_source: lscpuMax ? 'lscpu CPU max MHz' : '/proc/cpuinfo cpu MHz',
     avx2: /\bavx2\b/.test(flags), fma: /\bfma\b/.test(flags), avx2_fma: /\bavx2\b/.test(flags) && /\bfma\b/.test(flags), avx512f: /\bavx512f\b/.test(flags),
     loadavg_before: loadavg(),
   };

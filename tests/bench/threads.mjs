@@ -13,7 +13,7 @@
 // and docs/bench/threads/<cpu-slug>.md (this CPU model's latest run), and prints the tables.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
-import { cpuIdOf, cpuSlug } from './report.mjs';
+import { cpuSlug, machineLine } from './report.mjs';
 
 const TS = [16, 128, 512, 2048, 4096];
 const shape = (T) => ({ B: 1, T, C: 768, H: 12 });
@@ -102,7 +102,7 @@ export function threadsTable(results) {
   const f = (v) => (v == null ? '—' : v < 10 ? v.toFixed(2) : v.toFixed(1));
   const x = (a, b) => (a == null || b == null ? '—' : `${(a / b).toFixed(2)}×`);
   const lines = [`# Threads: \`${results.command}\` on ${m.cpu}`, '',
-    `${m.cpu}${cpuIdOf(m)}, ${m.cores} cores${m.avx512f ? ', AVX-512' : m.avx2_fma ? ', AVX2 + FMA' : ''}; ${results.date.slice(0, 10)}; load average ${m.loadavg_before[0].toFixed(2)} before, ` +
+    `${machineLine(m)}; ${results.date.slice(0, 10)}; load average ${m.loadavg_before[0].toFixed(2)} before, ` +
     `${m.loadavg_after[0].toFixed(2)} after; core ${results.core?.git_head ?? '?'}. Seed 000's MultiHeadAttention forward, 1 × T × 768, 12 heads, median ms. ` +
     `Browser: ${browser[1]?.userAgent?.match(/(Headless)?Chrome\/[\d.]+/)?.[0] ?? 'Chromium'}, cross-origin isolated: ${browser[N]?.crossOriginIsolated ? 'yes' : 'no'} ` +
     `(core kernels ${browser[N]?.coreKernels ?? '?'}). Written by tests/bench/threads.mjs.`, '',
