@@ -1,14 +1,19 @@
 // npm test, after setup and build: runs the three suites and sums them into one closing line
 //   N passed, N failed
-// 1. native: CTest over the Catch2 tests (build/native), and again built with ASan + UBSan
+// 1. native: the Catch2 tests (build/native/attention_tests) in two processes side by side, each
+//    given half of the test names (one process per test, as CTest runs them, spent CI's minutes
+//    starting processes, and CTest split the names holding a ';' and ran none of those five), and
+//    CTest's other tests (the CLI under valgrind, label valgrind); again built with ASan + UBSan
 //    (build/native-asan) when that tree exists (scripts/build.sh test makes it)
 // 2. node:   node:test over tests/node (the WASM core under Node), and core.test.mjs again on the
 //    relaxed-SIMD build
 // 3. browser: node:test over tests/browser, once per engine (tests/browser/harness.mjs): headless
 //    /usr/bin/chromium, then /usr/bin/firefox-esr, every suite in both; BROWSER=chromium|firefox
 //    runs one (both: the default)
-import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { availableParallelism, tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 const only = process.argv[2];  // optional: native | node | browser
 const suites = [];
@@ -20,12 +25,63 @@ function run(cmd, args, opts = {}) {
   return r;
 }
 
-function ctest(dir, label) {
-  const r = run('ctest', ['--test-dir', dir, '--output-on-failure', '-j', '2']);
+function ctest(dir, label, args = []) {
+  const r = run('ctest', ['--test-dir', dir, '--output-on-failure', '-j', '2', ...args]);
+  if (/No tests were found/.test(`${r.stdout}${r.stderr}`)) return { label, passed: 0, failed: 0 };
   const m = /(\d+)% tests passed, (\d+) tests failed out of (\d+)/.exec(r.stdout ?? '');
   if (!m) return { label, passed: 0, failed: 1, note: 'ctest printed no summary' };
   const total = Number(m[3]), failed = Number(m[2]);
   return { label, passed: total - failed, failed: failed + (r.status !== 0 && failed === 0 ? 1 : 0) };
+}
+
+// A process's {status, stdout, stderr}, without blocking the others.
+function started(cmd, args) {
+  return new Promise((resolve) => {
+    const p = spawn(cmd, args);
+    let stdout = '', stderr = '';
+    p.stdout.setEncoding('utf8').on('data', (d) => { stdout += d; });
+    p.stderr.setEncoding('utf8').on('data', (d) => { stderr += d; });
+    p.on('error', (e) => resolve({ status: -1, stdout, stderr: `${stderr}${e.message}\n` }));
+    p.on('close', (status) => resolve({ status, stdout, stderr }));
+  });
+}
+
+// The Catch2 binary's cases in `shards` processes at once: every name once, in a spec file per shard
+// (Catch2's test-spec characters escaped), and each shard's count of cases checked against its names.
+async function catchShards(dir, label, shards = Math.min(2, availableParallelism())) {
+  const bin = join(dir, 'attention_tests');
+  // (Catch2 v2 exits with the number of names listed)
+  const list = spawnSync(bin, ['--list-test-names-only'], { encoding: 'utf8', maxBuffer: 1 << 24, stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, ASAN_OPTIONS: 'detect_leaks=0' } });
+  const names = (list.stdout ?? '').split('\n').map((x) => x.trimEnd()).filter(Boolean);
+  if (list.error || names.length === 0) return { label, passed: 0, failed: 1, note: `${bin} listed no tests` };
+  const tmp = mkdtempSync(join(tmpdir(), 'attn-catch-'));
+  const parts = Array.from({ length: shards }, (_, k) => names.filter((_, i) => i % shards === k));
+  const results = await Promise.all(parts.map((part, k) => {
+    const spec = join(tmp, `shard${k}.txt`);
+    writeFileSync(spec, part.map((name) => name.replace(/([\],[~*"\\])/g, '\\$1')).join('\n') + '\n');
+    return started(bin, ['-f', spec]);
+  }));
+  rmSync(tmp, { recursive: true, force: true });
+  let passed = 0, failed = 0;
+  const notes = [];
+  results.forEach((r, k) => {
+    process.stdout.write(r.stdout);
+    process.stderr.write(r.stderr);
+    const ok = /All tests passed \(\d+ assertions? in (\d+) test cases?\)/.exec(r.stdout);
+    const bad = /test cases: *(\d+) \|(?: *(\d+) passed \|)? *(\d+) failed/.exec(r.stdout);  // "N | F failed" when all did
+    const [ran, p, f] = ok ? [Number(ok[1]), Number(ok[1]), 0] : bad ? bad.slice(1).map((x) => Number(x ?? 0)) : [0, 0, 0];
+    passed += p;
+    failed += f;
+    if (ran !== parts[k].length) { failed += 1; notes.push(`shard ${k} ran ${ran} of its ${parts[k].length} cases`); }
+    else if (r.status !== 0 && f === 0) { failed += 1; notes.push(`shard ${k} exited ${r.status}`); }
+  });
+  return { label, passed, failed, note: notes.join('; ') || undefined };
+}
+
+async function native(dir, label) {
+  const cases = await catchShards(dir, label);
+  const others = ctest(dir, label, ['-L', 'valgrind']);
+  return { label, passed: cases.passed + others.passed, failed: cases.failed + others.failed, note: [cases.note, others.note].filter(Boolean).join('; ') || undefined };
 }
 
 function nodeTests(dir, label, env = process.env, { only: names = null, nodeArgs = [] } = {}) {
@@ -38,8 +94,8 @@ function nodeTests(dir, label, env = process.env, { only: names = null, nodeArgs
 }
 
 if (!only || only === 'native') {
-  suites.push(ctest('build/native', 'native (CTest)'));
-  if (existsSync('build/native-asan/CTestTestfile.cmake')) suites.push(ctest('build/native-asan', 'native ASan+UBSan (CTest)'));
+  suites.push(await native('build/native', 'native (Catch2 + CTest)'));
+  if (existsSync('build/native-asan/CTestTestfile.cmake')) suites.push(await native('build/native-asan', 'native ASan+UBSan (Catch2)'));
 }
 if (!only || only === 'node') {
   suites.push(nodeTests('tests/node', 'wasm under Node'));
@@ -50,9 +106,10 @@ if (!only || only === 'node') {
 }
 const ENGINE_NAMES = { chromium: 'Chromium', firefox: 'Firefox' };
 const engines = !process.env.BROWSER || process.env.BROWSER === 'both' ? Object.keys(ENGINE_NAMES) : [process.env.BROWSER];
-// CI's 30 minutes on 2 cores hold Chromium's whole browser pass and Firefox's pass of every suite,
+// CI's 40 minutes on 2 cores hold Chromium's whole browser pass and Firefox's pass of every suite,
 // where a case that repeats in Firefox what another Firefox case covers is trimmed (harness.mjs
-// heavy(): the soak's counts, the Chinese training run); BROWSER_FULL=1 runs those too.
+// heavy(): the soak's counts, the Chinese training run, the whole-page axe audit, the second phone
+// size, 360 px without touch); BROWSER_FULL=1 runs those too.
 if (!only || only === 'browser') {
   for (const engine of engines) {
     if (!ENGINE_NAMES[engine]) throw new Error(`BROWSER (${engine}) must be one of ${Object.keys(ENGINE_NAMES).join(', ')}, or both (the default)`);

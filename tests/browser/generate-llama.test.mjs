@@ -85,6 +85,7 @@ test('training mode trains a Llama-style GPT (rope, 2 heads over 1 kv head, wind
   await page.getByTestId('generate-open').click();
   await page.locator('[data-testid="generate-run"]:not([disabled])').waitFor();
   assert.match(await page.getByTestId('generate-model').textContent(), /copy-step60\.safetensors/);
+  await page.waitForFunction(() => window.playground.generation() !== null);   // the prompt's forward is in
   await page.getByTestId('generate-run').click();
   await finished(page, 7);
   const s = await generation(page);

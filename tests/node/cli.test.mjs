@@ -2,9 +2,9 @@
 // result JSON for every fixture (numbers equal up to the last float32 bits), and both reject
 // malformed or invalid scenarios with one line and a non-zero exit.
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
@@ -16,6 +16,17 @@ const wasmCli = join(root, 'bindings/cli.mjs');
 
 const native = (args) => spawnSync(nativeCli, args, { encoding: 'utf8', maxBuffer: 1 << 28 });
 const wasm = (args) => spawnSync(process.execPath, [wasmCli, ...args], { encoding: 'utf8', maxBuffer: 1 << 28 });
+// The same, without blocking: {status, stdout, stderr} once the process ends.
+function started(cmd, args) {
+  return new Promise((resolve, reject) => {
+    const p = spawn(cmd, args);
+    let stdout = '', stderr = '';
+    p.stdout.setEncoding('utf8').on('data', (d) => { stdout += d; });
+    p.stderr.setEncoding('utf8').on('data', (d) => { stderr += d; });
+    p.on('error', reject);
+    p.on('close', (status) => resolve({ status, stdout, stderr }));
+  });
+}
 
 // Same structure, same names and shapes; numbers within 1e-6 relative (the last float32 bits).
 function assertSameResult(a, b, where) {
@@ -59,16 +70,24 @@ function assertSameResult(a, b, where) {
   });
 }
 
-test('the WASM CLI and the native CLI print the same result for every fixture, training ones included', () => {
+// Every fixture through both CLIs, a fixture per core at a time (CI's 2 cores: half the wall time).
+test('the WASM CLI and the native CLI print the same result for every fixture, training ones included', async () => {
   const names = [...fixtureNames(), ...fixtureNames('train/')];
   assert.ok(names.length > 0);
-  for (const name of names) {
-    const file = fileURLToPath(new URL(`${name}.scenario.json`, fixturesDir));
-    const n = native(['run', file]), w = wasm(['run', file]);
-    assert.equal(n.status, 0, `native ${name}: ${n.stderr}`);
-    assert.equal(w.status, 0, `wasm ${name}: ${w.stderr}`);
-    assertSameResult(JSON.parse(w.stdout), JSON.parse(n.stdout), name);
-  }
+  const queue = [...names];
+  const checked = [];
+  await Promise.all(Array.from({ length: Math.min(2, availableParallelism()) }, async () => {
+    while (queue.length) {
+      const name = queue.shift();
+      const file = fileURLToPath(new URL(`${name}.scenario.json`, fixturesDir));
+      const [n, w] = await Promise.all([started(nativeCli, ['run', file]), started(process.execPath, [wasmCli, 'run', file])]);
+      assert.equal(n.status, 0, `native ${name}: ${n.stderr}`);
+      assert.equal(w.status, 0, `wasm ${name}: ${w.stderr}`);
+      assertSameResult(JSON.parse(w.stdout), JSON.parse(n.stdout), name);
+      checked.push(name);
+    }
+  }));
+  assert.equal(checked.length, names.length);
 });
 
 test('both CLIs reject a malformed or invalid scenario with the same one-line error', () => {

@@ -38,8 +38,10 @@ function currentSpec(g) {
   return spec;
 }
 
-// A new session from the state, run to `steps` tokens (a slider's release keeps the count).
-function rebuild(g, steps = 0) {
+// A new session from the state, run to `steps` tokens (a slider's release keeps the count). A run
+// under way goes on in the new session: a Run pressed just before the model changed (training hands
+// its model over again when it stops) is not lost.
+function rebuild(g, steps = 0, running = !!g.gen.session?.running) {
   g.preview = null;
   g.promptError = null;
   g.views.panel.clearErrors();
@@ -47,6 +49,7 @@ function rebuild(g, steps = 0) {
     const spec = currentSpec(g);
     if (!spec) { g.gen.close(); g.version++; scheduleDraw(g); return; }
     g.gen.start(spec, promptIds(g.page.state.genprompt, spec.tokens), sampling(g.page.state), g.page.state.genmax, steps);
+    if (running) g.gen.run();
   } catch (e) {
     g.gen.close();
     g.promptError = e;
@@ -56,14 +59,15 @@ function rebuild(g, steps = 0) {
   scheduleDraw(g);
 }
 
-// The state's generate fields into the mode: a new session when the model, prompt or settings changed.
-function syncGeneration(g, steps = 0) {
+// The state's generate fields into the mode: a new session when the model, prompt or settings changed
+// (`running`: whether it runs on; by default as the last one did).
+function syncGeneration(g, steps = 0, running = undefined) {
   const { state } = g.page;
   const key = JSON.stringify([Object.keys(fields).map((k) => state[k]), state.module, state.config.GPT]);
   if (key !== g.key || g.page.weights !== g.weightsSeen) {
     g.key = key;
     g.weightsSeen = g.page.weights;
-    rebuild(g, steps);
+    rebuild(g, steps, running);
   }
   scheduleDraw(g);
 }
@@ -99,7 +103,7 @@ function slide(g, key, value, done) {
 function command(g, name) {
   if (name === 'step') g.gen.step();
   if (name === 'run') g.gen.run();
-  if (name === 'reset') { g.key = ''; syncGeneration(g); return; }
+  if (name === 'reset') { g.key = ''; syncGeneration(g, 0, false); return; }
   scheduleDraw(g);
 }
 
