@@ -29,10 +29,11 @@ wasm() {
   for f in attention attention-relaxed attention-fast attention-fast-relaxed; do test -f build/wasm/$f.wasm; done
 }
 
-# The sanitizer tree at -O1 with line tables only (-g1: stack traces keep file:line), as ASan's docs
-# advise: its build took 6 min of CI's 2 cores at RelWithDebInfo's -O2 -g, 2 min 41 s so, and its
-# 331 cases run in the same 23 s.
-asan=(-DATTN_SANITIZE=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1 -DNDEBUG")
+# The sanitizer tree at -O0 with line tables only (-g1: stack traces keep file:line): its build took
+# 6 min of CI's 2 cores at RelWithDebInfo's -O2 -g, 2 min 41 s at -O1 (on an Intel Xeon); on an AMD
+# EPYC (Zen 5, a slower guest) 5 min 53 s at -O1 and 3 min 10 s at -O0, whose cases then run in
+# 66 s instead of 31 s (two processes: scripts/run-tests.mjs): 2 min less in all.
+asan=(-DATTN_SANITIZE=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O0 -g1 -DNDEBUG")
 
 case "$what" in
   all) native build/native; wasm ;;
