@@ -42,6 +42,7 @@ test('a rope + GQA GPT from a PyTorch fixture generates its ids with a cache of 
   await page.locator('[data-testid="generate-step"]:not([disabled])').waitFor();
   assert.equal(await page.locator('#genrope').isChecked(), true);
   assert.equal(await page.locator('#genkvheads').inputValue(), String(c.num_kv_heads));
+  await page.waitForFunction(() => window.playground.generation() !== null);   // the prompt's forward is in
   await page.getByTestId('generate-run').click();
   await finished(page, g.max_new_tokens);
   const P = scenario.inputs[0].data.length, Hk = c.num_kv_heads, D = c.n_embd / c.n_head;
@@ -60,6 +61,7 @@ test('a rope + GQA GPT from a PyTorch fixture generates its ids with a cache of 
   await page.locator('#genwindow').dispatchEvent('change');
   await page.waitForFunction(() => new URLSearchParams(location.hash.slice(1)).get('genwindow') === '3');
   await page.locator('[data-testid="generate-run"]:not([disabled])').waitFor();
+  await page.waitForFunction(() => window.playground.generation()?.steps === 0);   // the new session's prompt forward
   await page.getByTestId('generate-run').click();
   await finished(page, g.max_new_tokens);
   assert.match(await page.locator('#gen-model').textContent(), /"window":3/);
