@@ -10,10 +10,11 @@
 // 3. browser: node:test over tests/browser, once per engine (tests/browser/harness.mjs): headless
 //    /usr/bin/chromium, then /usr/bin/firefox-esr, every suite in both; BROWSER=chromium|firefox
 //    runs one (both: the default)
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { started } from './processes.mjs';
 
 const only = process.argv[2];  // optional: native | node | browser
 const suites = [];
@@ -32,18 +33,6 @@ function ctest(dir, label, args = []) {
   if (!m) return { label, passed: 0, failed: 1, note: 'ctest printed no summary' };
   const total = Number(m[3]), failed = Number(m[2]);
   return { label, passed: total - failed, failed: failed + (r.status !== 0 && failed === 0 ? 1 : 0) };
-}
-
-// A process's {status, stdout, stderr}, without blocking the others.
-function started(cmd, args) {
-  return new Promise((resolve) => {
-    const p = spawn(cmd, args);
-    let stdout = '', stderr = '';
-    p.stdout.setEncoding('utf8').on('data', (d) => { stdout += d; });
-    p.stderr.setEncoding('utf8').on('data', (d) => { stderr += d; });
-    p.on('error', (e) => resolve({ status: -1, stdout, stderr: `${stderr}${e.message}\n` }));
-    p.on('close', (status) => resolve({ status, stdout, stderr }));
-  });
 }
 
 // The Catch2 binary's cases in `shards` processes at once: every name once, in a spec file per shard

@@ -28,6 +28,8 @@ async function finished(page, n) {
   }, n);
   await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(() => resolve()))));
 }
+// A new session's prompt forward is in, nothing generated yet: Run pressed now runs this session.
+const prompted = (page) => page.waitForFunction(() => window.playground.generation()?.steps === 0);
 
 test('a rope + GQA GPT from a PyTorch fixture generates its ids with a cache of num_kv_heads heads, then with a window', async () => {
   const name = 'gpt_generate_rope_gqa_greedy';
@@ -42,7 +44,7 @@ test('a rope + GQA GPT from a PyTorch fixture generates its ids with a cache of 
   await page.locator('[data-testid="generate-step"]:not([disabled])').waitFor();
   assert.equal(await page.locator('#genrope').isChecked(), true);
   assert.equal(await page.locator('#genkvheads').inputValue(), String(c.num_kv_heads));
-  await page.waitForFunction(() => window.playground.generation() !== null);   // the prompt's forward is in
+  await prompted(page);
   await page.getByTestId('generate-run').click();
   await finished(page, g.max_new_tokens);
   const P = scenario.inputs[0].data.length, Hk = c.num_kv_heads, D = c.n_embd / c.n_head;
@@ -61,7 +63,7 @@ test('a rope + GQA GPT from a PyTorch fixture generates its ids with a cache of 
   await page.locator('#genwindow').dispatchEvent('change');
   await page.waitForFunction(() => new URLSearchParams(location.hash.slice(1)).get('genwindow') === '3');
   await page.locator('[data-testid="generate-run"]:not([disabled])').waitFor();
-  await page.waitForFunction(() => window.playground.generation()?.steps === 0);   // the new session's prompt forward
+  await prompted(page);
   await page.getByTestId('generate-run').click();
   await finished(page, g.max_new_tokens);
   assert.match(await page.locator('#gen-model').textContent(), /"window":3/);
@@ -87,7 +89,7 @@ test('training mode trains a Llama-style GPT (rope, 2 heads over 1 kv head, wind
   await page.getByTestId('generate-open').click();
   await page.locator('[data-testid="generate-run"]:not([disabled])').waitFor();
   assert.match(await page.getByTestId('generate-model').textContent(), /copy-step60\.safetensors/);
-  await page.waitForFunction(() => window.playground.generation() !== null);   // the prompt's forward is in
+  await prompted(page);
   await page.getByTestId('generate-run').click();
   await finished(page, 7);
   const s = await generation(page);

@@ -2,12 +2,13 @@
 // result JSON for every fixture (numbers equal up to the last float32 bits), and both reject
 // malformed or invalid scenarios with one line and a non-zero exit.
 import assert from 'node:assert/strict';
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { started } from '../../scripts/processes.mjs';
 import { fixtureNames, fixturesDir } from './fixtures.mjs';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
@@ -16,17 +17,6 @@ const wasmCli = join(root, 'bindings/cli.mjs');
 
 const native = (args) => spawnSync(nativeCli, args, { encoding: 'utf8', maxBuffer: 1 << 28 });
 const wasm = (args) => spawnSync(process.execPath, [wasmCli, ...args], { encoding: 'utf8', maxBuffer: 1 << 28 });
-// The same, without blocking: {status, stdout, stderr} once the process ends.
-function started(cmd, args) {
-  return new Promise((resolve, reject) => {
-    const p = spawn(cmd, args);
-    let stdout = '', stderr = '';
-    p.stdout.setEncoding('utf8').on('data', (d) => { stdout += d; });
-    p.stderr.setEncoding('utf8').on('data', (d) => { stderr += d; });
-    p.on('error', reject);
-    p.on('close', (status) => resolve({ status, stdout, stderr }));
-  });
-}
 
 // Same structure, same names and shapes; numbers within 1e-6 relative (the last float32 bits).
 function assertSameResult(a, b, where) {
