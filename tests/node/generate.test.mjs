@@ -90,3 +90,32 @@ test('1,000 generators built, run and deleted do not grow the WASM heap', () => 
   const grew = core.heapUsed() - before.used;
   assert.ok(grew <= 4096, `malloc'd bytes grew by ${grew} over 1,000 generators: a leak`);
 });
+
+// Generate mode's session (web/generate/session.js) against a stand-in worker: the messages it posts.
+test('a Step or Run pressed while Generate mode has no session waits for the next one; close() forgets it', async () => {
+  const { createGenerator } = await import('../../web/generate/session.js');
+  const posted = [];
+  const gen = createGenerator({ onUpdate: () => {}, createWorker: () => ({ postMessage: (m) => posted.push(m), terminate: () => {} }) });
+  const spec = { config: { vocab_size: 13 }, seed: 1 };
+  const kinds = () => posted.splice(0).map((m) => m.type);
+  gen.step(); gen.step(); gen.run();
+  assert.deepEqual(kinds(), []);
+  gen.start(spec, [1, 2], { temperature: 1 }, 5);
+  assert.deepEqual(kinds(), ['start', 'step', 'step', 'run']);
+  gen.start(spec, [1, 2], { temperature: 1 }, 5);
+  assert.deepEqual(kinds(), ['start'], 'the presses went to the session that took them');
+  gen.drop();                    // the model is being fetched: presses wait, a second drop keeps them
+  gen.step(); gen.run(); gen.drop(); gen.step();
+  gen.start(spec, [1], { temperature: 1 }, 1);
+  assert.deepEqual(kinds(), ['start', 'step', 'run'], 'at most maxNew steps');
+  gen.close();
+  gen.step(); gen.run(); gen.close();
+  gen.start(spec, [1], { temperature: 1 }, 5);
+  assert.deepEqual(kinds(), ['start']);
+  gen.drop(); gen.run(); gen.stop();
+  gen.start(spec, [1], { temperature: 1 }, 5);
+  assert.deepEqual(kinds(), ['start'], 'Stop takes back a waiting Run');
+  gen.drop(); gen.step(); gen.step(); gen.stop();
+  gen.start(spec, [1], { temperature: 1 }, 5);
+  assert.deepEqual(kinds(), ['start'], 'and waiting steps');
+});

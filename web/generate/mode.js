@@ -40,14 +40,21 @@ function currentSpec(g) {
 
 // A new session from the state, run to `steps` tokens (a slider's release keeps the count). A run
 // under way goes on in the new session: a Run pressed just before the model changed (training hands
-// its model over again when it stops) is not lost.
+// its model over again when it stops) is not lost, nor one pressed while the shipped model loads.
 function rebuild(g, steps = 0, running = !!g.gen.session?.running) {
   g.preview = null;
   g.promptError = null;
   g.views.panel.clearErrors();
   try {
     const spec = currentSpec(g);
-    if (!spec) { g.gen.close(); g.version++; scheduleDraw(g); return; }
+    if (!spec) {
+      g.gen.drop();
+      for (let i = 0; i < steps; i++) g.gen.step();   // they wait for the model
+      if (running) g.gen.run();
+      g.version++;
+      scheduleDraw(g);
+      return;
+    }
     g.gen.start(spec, promptIds(g.page.state.genprompt, spec.tokens), sampling(g.page.state), g.page.state.genmax, steps);
     if (running) g.gen.run();
   } catch (e) {
@@ -103,7 +110,7 @@ function slide(g, key, value, done) {
 function command(g, name) {
   if (name === 'step') g.gen.step();
   if (name === 'run') g.gen.run();
-  if (name === 'reset') { g.key = ''; syncGeneration(g, 0, false); return; }
+  if (name === 'reset') { g.gen.stop(); g.key = ''; syncGeneration(g, 0, false); return; }
   scheduleDraw(g);
 }
 

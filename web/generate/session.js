@@ -4,8 +4,11 @@
 import { CHECK_ATOL } from './model.js';
 
 // onUpdate(kind, session): after each message ('token', 'stopped', 'error'). createWorker: for tests.
+// A Step or Run pressed while there is no session (the model being fetched or replaced) waits in
+// `early` for the next session, which takes it; close() forgets it.
 export function createGenerator({ onUpdate, createWorker = () => new Worker(new URL('./worker.js', import.meta.url), { type: 'module' }) }) {
   let worker = null, session = null, nextId = 1;
+  let early = { steps: 0, run: false };
 
   function onMessage({ data }) {
     if (!session || data.id !== session.id) return;   // a reply to a session already replaced
@@ -37,29 +40,43 @@ export function createGenerator({ onUpdate, createWorker = () => new Worker(new 
   const api = {
     get session() { return session; },
     // A new session (the last one ends): spec (model.js modelSpec), the prompt's ids, the sampling
-    // settings, max new tokens; `steps`: tokens to generate at once (a slider released keeps the count).
+    // settings, max new tokens; `steps`: tokens to generate at once (a slider released keeps the
+    // count), and the presses that came while there was no session.
     start(spec, prompt, settings, maxNew, steps = 0) {
       session = { id: nextId++, spec, prompt, settings, maxNew, tokens: { true: [], false: [] }, maxDiff: 0, running: false, pending: 1, error: null };
       post({ type: 'start', id: session.id, spec: { config: spec.config, seed: spec.seed }, weights: spec.bytes ?? null, prompt, settings, maxNew });
-      for (let i = 0; i < Math.min(steps, maxNew); i++) api.step();
+      const pressed = early;
+      early = { steps: 0, run: false };
+      for (let i = 0; i < Math.min(steps + pressed.steps, maxNew); i++) api.step();
+      if (pressed.run) api.run();
       return session;
     },
     step() {
-      if (!session || session.running || session.error || session.tokens.true.length + session.pending >= session.maxNew + 1) return;
+      if (!session) { early.steps++; return; }
+      if (session.running || session.error || session.tokens.true.length + session.pending >= session.maxNew + 1) return;
       session.pending++;
       post({ type: 'step', id: session.id });
     },
     run() {
-      if (!session || session.running || session.error) return;
+      if (!session) { early.run = true; return; }
+      if (session.running || session.error) return;
       session.running = true;
       post({ type: 'run', id: session.id });
     },
-    stop() { if (session?.running) post({ type: 'stop', id: session.id }); },
-    // The mode closed: the worker and its WASM instance go.
+    // Stop, or, with no session, take back the presses waiting for one.
+    stop() {
+      if (!session) early = { steps: 0, run: false };
+      else if (session.running) post({ type: 'stop', id: session.id });
+    },
+    // No session until the next start (the model is being fetched): the worker stays, replies to the
+    // last session are ignored, and presses wait for the next session.
+    drop() { session = null; },
+    // The mode closed: the worker and its WASM instance go, and presses not taken yet.
     close() {
       worker?.terminate();
       worker = null;
       session = null;
+      early = { steps: 0, run: false };
     },
   };
   return api;
