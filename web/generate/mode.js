@@ -47,15 +47,9 @@ function rebuild(g, steps = 0, running = !!g.gen.session?.running) {
   g.views.panel.clearErrors();
   try {
     const spec = currentSpec(g);
-    if (!spec) {
-      g.gen.drop();
-      for (let i = 0; i < steps; i++) g.gen.step();   // they wait for the model
-      if (running) g.gen.run();
-      g.version++;
-      scheduleDraw(g);
-      return;
-    }
-    g.gen.start(spec, promptIds(g.page.state.genprompt, spec.tokens), sampling(g.page.state), g.page.state.genmax, steps);
+    if (spec) g.gen.start(spec, promptIds(g.page.state.genprompt, spec.tokens), sampling(g.page.state), g.page.state.genmax);
+    else g.gen.drop();
+    for (let i = 0; i < steps; i++) g.gen.step();   // without a model (being fetched) they wait for it
     if (running) g.gen.run();
   } catch (e) {
     g.gen.close();

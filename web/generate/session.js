@@ -40,14 +40,13 @@ export function createGenerator({ onUpdate, createWorker = () => new Worker(new 
   const api = {
     get session() { return session; },
     // A new session (the last one ends): spec (model.js modelSpec), the prompt's ids, the sampling
-    // settings, max new tokens; `steps`: tokens to generate at once (a slider released keeps the
-    // count), and the presses that came while there was no session.
-    start(spec, prompt, settings, maxNew, steps = 0) {
+    // settings, max new tokens; it takes the presses that came while there was no session.
+    start(spec, prompt, settings, maxNew) {
       session = { id: nextId++, spec, prompt, settings, maxNew, tokens: { true: [], false: [] }, maxDiff: 0, running: false, pending: 1, error: null };
       post({ type: 'start', id: session.id, spec: { config: spec.config, seed: spec.seed }, weights: spec.bytes ?? null, prompt, settings, maxNew });
       const pressed = early;
       early = { steps: 0, run: false };
-      for (let i = 0; i < Math.min(steps + pressed.steps, maxNew); i++) api.step();
+      for (let i = 0; i < pressed.steps; i++) api.step();   // step() stops at maxNew
       if (pressed.run) api.run();
       return session;
     },
