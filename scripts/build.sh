@@ -35,9 +35,16 @@ wasm() {
 # 66 s instead of 31 s (two processes: scripts/run-tests.mjs): 2 min less in all.
 asan=(-DATTN_SANITIZE=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O0 -g1 -DNDEBUG")
 
+# Each tree's wall time on its last line (where CI's minutes go, beside run-tests.mjs's per suite).
+timed() {
+  local t0=$SECONDS
+  "$@"
+  echo "build: ${*:1:2} $((SECONDS - t0)) s"
+}
+
 case "$what" in
-  all) native build/native; wasm ;;
-  test) native build/native; wasm; native build/native-asan "${asan[@]}" ;;
+  all) timed native build/native; timed wasm ;;
+  test) timed native build/native; timed wasm; timed native build/native-asan "${asan[@]}" ;;
   native) native build/native ;;
   wasm) wasm ;;
   native-asan) native build/native-asan "${asan[@]}" ;;

@@ -82,16 +82,23 @@ function nodeTests(dir, label, env = process.env, { only: names = null, nodeArgs
   return { label, passed: Number(pass[1]), failed: Number(fail[1]) + (r.status !== 0 && Number(fail[1]) === 0 ? 1 : 0) };
 }
 
+// A suite's result with its wall time in its note (the summary shows where CI's minutes go).
+async function timed(run) {
+  const t0 = Date.now();
+  const s = await run();
+  return { ...s, note: [s.note, `${((Date.now() - t0) / 1000).toFixed(0)} s`].filter(Boolean).join('; ') };
+}
+
 if (!only || only === 'native') {
-  suites.push(await native('build/native', 'native (Catch2 + CTest)'));
-  if (existsSync('build/native-asan/CTestTestfile.cmake')) suites.push(await native('build/native-asan', 'native ASan+UBSan (Catch2)'));
+  suites.push(await timed(() => native('build/native', 'native (Catch2 + CTest)')));
+  if (existsSync('build/native-asan/CTestTestfile.cmake')) suites.push(await timed(() => native('build/native-asan', 'native ASan+UBSan (Catch2)')));
 }
 if (!only || only === 'node') {
-  suites.push(nodeTests('tests/node', 'wasm under Node'));
+  suites.push(await timed(() => nodeTests('tests/node', 'wasm under Node')));
   // the relaxed-SIMD build (attention-relaxed.wasm) on the core's cases: Node 20 validates relaxed
   // SIMD behind this flag only (Chromium has it on: the browser pass runs that build too)
-  suites.push(nodeTests('tests/node', 'wasm (relaxed SIMD) under Node', { ...process.env, ATTN_WASM_SIMD: 'relaxed' },
-    { only: ['core.test.mjs', 'builds.test.mjs'], nodeArgs: ['--experimental-wasm-relaxed-simd'] }));
+  suites.push(await timed(() => nodeTests('tests/node', 'wasm (relaxed SIMD) under Node', { ...process.env, ATTN_WASM_SIMD: 'relaxed' },
+    { only: ['core.test.mjs', 'builds.test.mjs'], nodeArgs: ['--experimental-wasm-relaxed-simd'] })));
 }
 const ENGINE_NAMES = { chromium: 'Chromium', firefox: 'Firefox' };
 const engines = !process.env.BROWSER || process.env.BROWSER === 'both' ? Object.keys(ENGINE_NAMES) : [process.env.BROWSER];
@@ -102,9 +109,7 @@ const engines = !process.env.BROWSER || process.env.BROWSER === 'both' ? Object.
 if (!only || only === 'browser') {
   for (const engine of engines) {
     if (!ENGINE_NAMES[engine]) throw new Error(`BROWSER (${engine}) must be one of ${Object.keys(ENGINE_NAMES).join(', ')}, or both (the default)`);
-    const t0 = Date.now();
-    const s = nodeTests('tests/browser', `browser (headless ${ENGINE_NAMES[engine]})`, { ...process.env, BROWSER: engine });
-    suites.push({ ...s, note: [s.note, `${((Date.now() - t0) / 1000).toFixed(0)} s`].filter(Boolean).join('; ') });
+    suites.push(await timed(() => nodeTests('tests/browser', `browser (headless ${ENGINE_NAMES[engine]})`, { ...process.env, BROWSER: engine })));
   }
 }
 
