@@ -226,6 +226,23 @@ TEST_CASE("matmul and linear agree on both kernel tables, transposed views inclu
   }
 }
 
+TEST_CASE("matmul reads a KV cache's view in place: the numbers of its packed copy, bit for bit", "[kernels][ops]") {
+  // (B, H, S, D) rows [0, S) of a cache of 11 rows per head: each head's rows packed, the heads 11
+  // rows apart, as a decode step's values; the keys transposed, as its scores' b
+  const int64_t B = 2, H = 3, cap = 11, S = 7, D = 9, M = 1;
+  attn::Tensor cache = attn::Tensor::from({B, H, cap, D}, random_vector(static_cast<size_t>(B * H * cap * D), 30));
+  attn::Tensor q = attn::Tensor::from({B, H, M, D}, random_vector(static_cast<size_t>(B * H * M * D), 31));
+  attn::Tensor w = attn::Tensor::from({B, H, M, S}, random_vector(static_cast<size_t>(B * H * M * S), 32));
+  const attn::Tensor view = cache.slice(2, 0, S);
+  REQUIRE_FALSE(view.is_contiguous());
+  for (bool simd : {false, true}) {
+    attn::set_use_simd(simd);
+    CHECK(attn::matmul(w, view).to_vector() == attn::matmul(w, view.contiguous()).to_vector());
+    CHECK(attn::matmul(q, view.transpose(-2, -1)).to_vector() == attn::matmul(q, view.contiguous().transpose(-2, -1).contiguous()).to_vector());
+  }
+  attn::set_use_simd(true);
+}
+
 TEST_CASE("SIMD mul and masked_fill equal their scalar twins", "[kernels]") {
   EACH_SIMD_TABLE();
   for (size_t n : kSizes) {

@@ -54,7 +54,8 @@ void linear_backward(const Node& n, const Tensor& g, Grads& w) {
 
 // matmul packs a transposed b once; a packed copy of b first keeps that pack a plain transpose.
 Tensor matmul_forward(const Node& n, const std::vector<Tensor>& in) {
-  return n.attrs.transpose_b ? matmul(in[0], in[1].contiguous().transpose(-2, -1)) : matmul(in[0], in[1]);
+  // b^T packed by matmul straight from b as it is (a decode step's keys: a view of the KV cache)
+  return n.attrs.transpose_b ? matmul(in[0], in[1].transpose(-2, -1)) : matmul(in[0], in[1]);
 }
 
 ATTN_SMALL Json matmul_attrs(const Node& n, const std::vector<Node>&) { return {{"transpose_b", n.attrs.transpose_b}}; }
