@@ -52,9 +52,9 @@ void linear_backward(const Node& n, const Tensor& g, Grads& w) {
   }
 }
 
-// matmul packs a transposed b once; a packed copy of b first keeps that pack a plain transpose.
+// matmul packs a transposed b once, straight from b as it is (a decode step's keys: a view of the
+// KV cache; the heads' split of a forward's k): no packed copy of b before it.
 Tensor matmul_forward(const Node& n, const std::vector<Tensor>& in) {
-  // b^T packed by matmul straight from b as it is (a decode step's keys: a view of the KV cache)
   return n.attrs.transpose_b ? matmul(in[0], in[1].transpose(-2, -1)) : matmul(in[0], in[1]);
 }
 
