@@ -27,11 +27,16 @@ const json = (name) => JSON.parse(readFileSync(new URL(name, fixtures), 'utf8'))
 const generation = (page) => page.evaluate(() => window.playground.generation());
 // Generation runs in the mode's worker: the page has `n` tokens once they have arrived and none is
 // under way, and has drawn them in the frame after.
+// A wait that runs out says what the page had: the session, its status and the messages shown.
 async function settled(page, n) {
   await page.waitForFunction((k) => {
     const g = window.playground.generation();
     return g?.steps === k && !g.running;
-  }, n, { timeout: 60000, polling: 50 });
+  }, n, { timeout: 60000, polling: 50 }).catch(async (e) => {
+    const seen = await page.evaluate(() => ({ generation: window.playground.generation(), status: document.querySelector('[data-testid="generate-status"]')?.textContent,
+      errors: Array.from(document.querySelectorAll('#generation [data-testid="error"]'), (el) => el.textContent) })).catch((x) => String(x));
+    throw new Error(`${e.message}\nwaiting for ${n} tokens, the page had ${JSON.stringify(seen)}`);
+  });
   await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(() => resolve()))));
 }
 
@@ -85,6 +90,7 @@ test('a seeded GPT from a PyTorch fixture: 8 steps give 8 attention rows, the ca
   assert.equal(await rows.count(), scenario.generate.max_new_tokens);
   assert.ok(Number(await check.getAttribute('data-max-diff')) <= 1e-5);
   assert.deepEqual(errors, []);
+  await page.close();   // its workers and their WASM memories go before the next test opens its own
 });
 
 test('the greedy fixture through the link, and a slider released: the same step count again with the core\'s ids for the new setting', async () => {
@@ -106,6 +112,7 @@ test('the greedy fixture through the link, and a slider released: the same step 
   assert.deepEqual(g.ids, want.ids[0]);
   assert.match(await page.evaluate(() => window.playground.link()), /gentemp=1\.3/);
   assert.deepEqual(errors, []);
+  await page.close();   // its workers and their WASM memories go before the next test opens its own
 });
 
 test('#generate=1 opens the shipped language model (fortunes: 4 layers, 4 heads, 128 wide) and draws the core\'s ids; Chinese texts; a bad prompt character is named', async () => {
@@ -131,6 +138,7 @@ test('#generate=1 opens the shipped language model (fortunes: 4 layers, 4 heads,
   await page.locator('[data-testid="generate-step"]:not([disabled])').waitFor();
   await settled(page, 0);
   assert.deepEqual(errors, []);
+  await page.close();   // its workers and their WASM memories go before the next test opens its own
 });
 
 test('a nanoGPT checkpoint from the weights picker (scripts/export_nanogpt.py) generates PyTorch\'s ids', async () => {
@@ -151,5 +159,5 @@ test('a nanoGPT checkpoint from the weights picker (scripts/export_nanogpt.py) g
   assert.deepEqual((await generation(page)).cacheShape, [1, 4, P + 8, 8]);
   assert.match(await page.getByTestId('generate-text').textContent(), /^First Citizen:↵\n↵/);
   assert.deepEqual(errors, []);
-  await page.screenshot({ path: '/tmp/gen-nanogpt.png', fullPage: false });
+  await page.close();   // its workers and their WASM memories go before the next test opens its own
 });

@@ -119,3 +119,25 @@ test('a Step or Run pressed while Generate mode has no session waits for the nex
   gen.start(spec, [1], { temperature: 1 }, 5);
   assert.deepEqual(kinds(), ['start'], 'and waiting steps');
 });
+
+test('a prompt the model cannot take clears the session (a run stops, presses go) and keeps the worker; a core that fails to load is the session\'s error', async () => {
+  const { createGenerator } = await import('../../web/generate/session.js');
+  const { inOrder } = await import('../../web/app/worker-host.js');
+  const posted = [];
+  let workers = 0;
+  const gen = createGenerator({ onUpdate: () => {}, createWorker: () => { workers++; return { postMessage: (m) => posted.push(m), terminate: () => {} }; } });
+  const spec = { config: { vocab_size: 13 }, seed: 1 };
+  gen.start(spec, [1, 2], { temperature: 1 }, 5);
+  gen.run();
+  gen.clear();
+  assert.deepEqual(posted.splice(0).map((m) => m.type), ['start', 'run', 'stop']);
+  assert.equal(gen.session, null);
+  gen.step(); gen.clear();
+  gen.start(spec, [1], { temperature: 1 }, 5);
+  assert.deepEqual(posted.splice(0).map((m) => m.type), ['start'], 'a press before clear() is forgotten');
+  assert.equal(workers, 1, 'the worker and its core stay');
+  const replies = [];
+  const handle = inOrder(async (msg) => { if (msg.type === 'start') throw new Error('the core could not load'); }, (m) => replies.push(m));
+  await handle({ type: 'start', id: 7 });
+  assert.deepEqual(replies, [{ type: 'error', message: 'the core could not load', field: null, id: 7 }]);
+});

@@ -18,10 +18,11 @@ export const loadPageCore = () => loadAttention({ threads: 1 });
 export const errorMessage = (e) => ({ type: 'error', message: String(e?.message ?? e), field: e?.field ?? null });
 
 // handle(msg) runs dispatch(msg) after every message before it is done (an init's core load
-// included); a thrown error becomes an error message to the page.
+// included); a thrown error becomes an error message to the page, with the message's id (a core
+// that failed to load in a session's start is that session's error, not a reply nobody awaits).
 export function inOrder(dispatch, post) {
   let queue = Promise.resolve();
-  return (msg) => (queue = queue.then(() => dispatch(msg)).catch((e) => post(errorMessage(e))));
+  return (msg) => (queue = queue.then(() => dispatch(msg)).catch((e) => post({ ...errorMessage(e), id: msg?.id })));
 }
 
 // A later turn of the worker's loop: a MessageChannel message, since nested setTimeout(0) is

@@ -52,7 +52,7 @@ function rebuild(g, steps = 0, running = !!g.gen.session?.running) {
     for (let i = 0; i < steps; i++) g.gen.step();   // without a model (being fetched) they wait for it
     if (running) g.gen.run();
   } catch (e) {
-    g.gen.close();
+    g.gen.clear();
     g.promptError = e;
     g.views.panel.showError(controlFor('generate', e.field), e.message);
   }

@@ -70,6 +70,14 @@ export function createGenerator({ onUpdate, createWorker = () => new Worker(new 
     // No session until the next start (the model is being fetched): the worker stays, replies to the
     // last session are ignored, and presses wait for the next session.
     drop() { session = null; },
+    // The settings cannot make a session (a prompt character outside the vocabulary): the session
+    // ends (a run under way stops) and presses waiting are forgotten; the worker and its core stay
+    // for the next start, which needs no second load.
+    clear() {
+      api.stop();
+      session = null;
+      early = { steps: 0, run: false };
+    },
     // The mode closed: the worker and its WASM instance go, and presses not taken yet.
     close() {
       worker?.terminate();
