@@ -25,12 +25,28 @@ export const PAGES = { playground: '', lesson: 'examples/lesson.html' };
 // page in iframes, which a host's caching serves from the first fetch). Waits for every playground
 // on the page (the page itself, or each <attention-playground> frame the browser loaded: they are
 // loading="lazy", so the ones far below the fold wait for a scroll) to be ready, its backend
-// decided (WebGPU's pipelines compiled when it is used), and the network idle.
+// decided (WebGPU's pipelines compiled when it is used), and the network quiet.
+// The network counts as quiet after QUIET_MS with no request sent and no response come: Playwright's
+// 'networkidle' also waits for every request it saw start to end, and in Firefox, over WebDriver
+// BiDi, an end it never hears of (one lesson-page load in a CI run, twice) keeps it waiting past
+// any timeout.
+const QUIET_MS = 500;
+async function networkQuiet(page, last, timeout = 30000) {
+  const t0 = Date.now();
+  while (Date.now() - last() < QUIET_MS) {
+    if (Date.now() - t0 > timeout) throw new Error(`the network was not quiet for ${QUIET_MS} ms within ${timeout} ms`);
+    await page.waitForTimeout(QUIET_MS - (Date.now() - last()) + 10);
+  }
+}
+
 export async function firstLoad(context, url) {
   const page = await context.newPage();
   const files = new Map();
   const pending = [];
+  let lastActivity = Date.now();
+  page.on('request', () => { lastActivity = Date.now(); });
   page.on('response', (response) => {
+    lastActivity = Date.now();
     pending.push(response.body().then((body) => {
       const { origin, pathname: path, search } = new URL(response.url());
       const key = `${origin}${path}${search}`;
@@ -40,13 +56,13 @@ export async function firstLoad(context, url) {
     }, () => {}));
   });
   await page.goto(url);
-  await page.waitForLoadState('networkidle');
+  await networkQuiet(page, () => lastActivity);
   for (const frame of page.frames()) {
     if (frame.url() === 'about:blank' || !(await frame.evaluate(() => !!document.getElementById('tokens-card')))) continue;
     await frame.waitForSelector('body[data-ready="true"]', { timeout: 60000 });
     await frame.waitForSelector('body[data-backend-ready="true"]', { timeout: 60000 });
   }
-  await page.waitForLoadState('networkidle');
+  await networkQuiet(page, () => lastActivity);
   await Promise.all(pending);
   await page.close();
   return [...files.values()].sort((a, b) => b.gzip - a.gzip);

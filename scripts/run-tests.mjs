@@ -8,8 +8,8 @@
 // 2. node:   node:test over tests/node (the WASM core under Node), and core.test.mjs again on the
 //    relaxed-SIMD build
 // 3. browser: node:test over tests/browser, once per engine (tests/browser/harness.mjs): headless
-//    /usr/bin/chromium (beside the Node suites), then /usr/bin/firefox-esr, every suite in both;
-//    BROWSER=chromium|firefox runs one (both: the default)
+//    /usr/bin/chromium, then /usr/bin/firefox-esr, every suite in both; BROWSER=chromium|firefox
+//    runs one (both: the default)
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
@@ -73,14 +73,11 @@ async function native(dir, label) {
   return { label, passed: cases.passed + others.passed, failed: cases.failed + others.failed, note: [cases.note, others.note].filter(Boolean).join('; ') || undefined };
 }
 
-// node:test over a folder's files, one file at a time; its output printed in one piece when it ends
-// (the Node suites run beside Chromium's pass).
-async function nodeTests(dir, label, env = process.env, { only: names = null, nodeArgs = [] } = {}) {
+// node:test over a folder's files, `concurrency` files at a time.
+function nodeTests(dir, label, env = process.env, { only: names = null, nodeArgs = [], concurrency = 1 } = {}) {
   const files = readdirSync(dir).filter((f) => f.endsWith('.test.mjs') && (!names || names.includes(f))).map((f) => `${dir}/${f}`);
   if (files.length === 0) return { label, passed: 0, failed: 1, note: `no tests in ${dir}` };
-  const r = await started(process.execPath, [...nodeArgs, '--test', '--test-reporter=tap', '--test-concurrency=1', ...files], env);
-  process.stdout.write(r.stdout);
-  process.stderr.write(r.stderr);
+  const r = run(process.execPath, [...nodeArgs, '--test', '--test-reporter=tap', `--test-concurrency=${concurrency}`, ...files], { env });
   const pass = /^# pass (\d+)/m.exec(r.stdout ?? ''), fail = /^# fail (\d+)/m.exec(r.stdout ?? '');
   if (!pass || !fail) return { label, passed: 0, failed: 1, note: 'node --test printed no summary' };
   return { label, passed: Number(pass[1]), failed: Number(fail[1]) + (r.status !== 0 && Number(fail[1]) === 0 ? 1 : 0) };
@@ -97,35 +94,27 @@ if (!only || only === 'native') {
   suites.push(await timed(() => native('build/native', 'native (Catch2 + CTest)')));
   if (existsSync('build/native-asan/CTestTestfile.cmake')) suites.push(await timed(() => native('build/native-asan', 'native ASan+UBSan (Catch2)')));
 }
-// The WASM core under Node, and again on the relaxed-SIMD build (attention-relaxed.wasm) for the
-// core's cases: Node 20 validates relaxed SIMD behind this flag only (Chromium has it on: the
-// browser pass runs that build too).
-const nodeSuites = async () => [
-  await timed(() => nodeTests('tests/node', 'wasm under Node')),
-  await timed(() => nodeTests('tests/node', 'wasm (relaxed SIMD) under Node', { ...process.env, ATTN_WASM_SIMD: 'relaxed' },
-    { only: ['core.test.mjs', 'builds.test.mjs'], nodeArgs: ['--experimental-wasm-relaxed-simd'] })),
-];
+if (!only || only === 'node') {
+  // two files at a time where there are two cores: each file is one process computing on one
+  // thread (cli.test.mjs's pool and threads.test.mjs's threads aside), and none shares a file
+  suites.push(await timed(() => nodeTests('tests/node', 'wasm under Node', process.env, { concurrency: Math.min(2, availableParallelism()) })));
+  // the relaxed-SIMD build (attention-relaxed.wasm) on the core's cases: Node 20 validates relaxed
+  // SIMD behind this flag only (Chromium has it on: the browser pass runs that build too)
+  suites.push(await timed(() => nodeTests('tests/node', 'wasm (relaxed SIMD) under Node', { ...process.env, ATTN_WASM_SIMD: 'relaxed' },
+    { only: ['core.test.mjs', 'builds.test.mjs'], nodeArgs: ['--experimental-wasm-relaxed-simd'] })));
+}
 const ENGINE_NAMES = { chromium: 'Chromium', firefox: 'Firefox' };
 const engines = !process.env.BROWSER || process.env.BROWSER === 'both' ? Object.keys(ENGINE_NAMES) : [process.env.BROWSER];
-for (const engine of engines) {
-  if (!ENGINE_NAMES[engine]) throw new Error(`BROWSER (${engine}) must be one of ${Object.keys(ENGINE_NAMES).join(', ')}, or both (the default)`);
-}
-const browserPass = (engine) => timed(() => nodeTests('tests/browser', `browser (headless ${ENGINE_NAMES[engine]})`, { ...process.env, BROWSER: engine }));
 // CI's 40 minutes on 2 cores hold Chromium's whole browser pass and Firefox's pass of every suite,
 // where a case that repeats in Firefox what another Firefox case covers is trimmed (harness.mjs
 // heavy(): the soak's counts, the Chinese training run, the whole-page axe audit, the second phone
 // size, 360 px without touch); BROWSER_FULL=1 runs those too.
-// The Node suites run beside Chromium's pass where there are two cores: that pass keeps 0.7 of one
-// busy (the rest is waiting for frames, workers and the server: the AMD EPYC Zen 5 guest), the
-// Node suites one. Firefox's pass, a core's worth on its own, runs alone (beside Chromium's, its
-// page loads waited past their 30 s).
-const withNode = !only || only === 'node', withBrowser = !only || only === 'browser';
-const beside = withNode && withBrowser && engines[0] === 'chromium' && availableParallelism() >= 2;
-if (beside) {
-  const [node, chromium] = await Promise.all([nodeSuites(), browserPass('chromium')]);
-  suites.push(...node, chromium);
-} else if (withNode) suites.push(...await nodeSuites());
-if (withBrowser) for (const engine of engines.slice(beside ? 1 : 0)) suites.push(await browserPass(engine));
+if (!only || only === 'browser') {
+  for (const engine of engines) {
+    if (!ENGINE_NAMES[engine]) throw new Error(`BROWSER (${engine}) must be one of ${Object.keys(ENGINE_NAMES).join(', ')}, or both (the default)`);
+    suites.push(await timed(() => nodeTests('tests/browser', `browser (headless ${ENGINE_NAMES[engine]})`, { ...process.env, BROWSER: engine })));
+  }
+}
 
 let passed = 0, failed = 0;
 console.log('\nsuite summary');
