@@ -22,7 +22,7 @@ export const errorMessage = (e) => ({ type: 'error', message: String(e?.message 
 // that failed to load in a session's start is that session's error, not a reply nobody awaits).
 export function inOrder(dispatch, post) {
   let queue = Promise.resolve();
-  return (msg) => (queue = queue.then(() => dispatch(msg)).catch((e) => post({ ...errorMessage(e), id: msg?.id })));
+  return (msg) => (queue = queue.then(() => dispatch(msg)).catch((e) => post({ ...errorMessage(e), id: msg?.id ?? null })));
 }
 
 // A later turn of the worker's loop: a MessageChannel message, since nested setTimeout(0) is

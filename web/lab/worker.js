@@ -16,7 +16,7 @@
 //       'analysis' {heads: {patching, attribution_patching}, residual: {...}, lens: [{step, top, prob}]
 //       (the clean row's top token and its probability at each position), dla: {total, components} | null, ms}
 // Worker -> page: those answers, or {type: 'error', id, message, field}.
-import { errorMessage, inOrder, loadWorkerCore, serve } from '../app/worker-host.js';
+import { inOrder, loadWorkerCore, serve } from '../app/worker-host.js';
 import { accuracy } from '../train/engine.js';
 import { scoreLayer } from '../train/patterns.js';
 import { analysisScenarios, archOf, evaluationBatch, evaluationScenario, mapsScenario } from './lab.js';
@@ -136,11 +136,8 @@ export function createLabController({ post, loadCore = loadWorkerCore, now = () 
     }
   }
 
-  // a refusal carries the id of the question it answers
-  const answer = async (msg) => {
-    try { await dispatch(msg); } catch (e) { post({ ...errorMessage(e), id: msg?.id ?? null }); }
-  };
-  return { handle: inOrder(answer, post) };
+  // a refusal carries the id of the question it answers (inOrder)
+  return { handle: inOrder(dispatch, post) };
 }
 
 serve(createLabController);
