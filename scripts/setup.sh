@@ -13,6 +13,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 packages=(cmake g++ emscripten libxsimd-dev catch2 nlohmann-json3-dev chromium firefox-esr mesa-vulkan-drivers valgrind)
+# The sanitizer tree (scripts/build.sh test) is built by clang 14, which emscripten brings: its
+# ASan + UBSan runtimes are in libclang-rt-14-dev, a package clang only recommends.
+packages+=(clang-14 libclang-rt-14-dev)
 # The notebook test (tests/browser/notebook.test.mjs): Debian's Jupyter executes and exports
 # tests/notebook/ (nbconvert, a kernel), and its HTML loads require.js and MathJax from these
 # libjs packages; PyTorch is the notebook's reference (below, where Debian ships it).
