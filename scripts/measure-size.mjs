@@ -14,6 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { build } from 'vite';
 import { launch } from '../tests/browser/harness.mjs';
+import { madeOnce } from './made-once.mjs';
 import { ISOLATION_HEADERS, serveStatic } from '../tests/browser/static-server.mjs';
 
 export const BUDGET_KB = 300;
@@ -68,12 +69,13 @@ export async function firstLoad(context, url) {
   return [...files.values()].sort((a, b) => b.gzip - a.gzip);
 }
 
+// The static site (web/vite.config.mjs) built into outDir: once per npm test run (made-once.mjs).
 export async function buildSite(outDir) {
-  await build({
+  await madeOnce('site', outDir, (dir) => build({
     configFile: fileURLToPath(new URL('../web/vite.config.mjs', import.meta.url)),
     logLevel: 'error',
-    build: { outDir, emptyOutDir: true },
-  });
+    build: { outDir: dir, emptyOutDir: true },
+  }));
 }
 
 async function main() {

@@ -18,6 +18,9 @@ import { started } from './processes.mjs';
 
 const only = process.argv[2];  // optional: native | node | browser
 const suites = [];
+// The built site and the executed notebook, made once for the run's suites (scripts/made-once.mjs)
+process.env.ATTN_TEST_CACHE = mkdtempSync(join(tmpdir(), 'attn-run-'));
+process.on('exit', () => rmSync(process.env.ATTN_TEST_CACHE, { recursive: true, force: true }));
 
 function run(cmd, args, opts = {}) {
   const r = spawnSync(cmd, args, { encoding: 'utf8', maxBuffer: 1 << 28, ...opts });

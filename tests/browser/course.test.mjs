@@ -1,4 +1,4 @@
-// Course pages: the built site (vite build into a temporary folder) served with the strict
+// Course pages: the built site (vite build into a temporary folder, once per npm test run) served with the strict
 // Content-Security-Policy; the example lesson page's three <attention-playground> demos load and
 // compute independently with no console error and no CSP violation; a link round-trips the
 // state; hostile or invalid link content is refused with a message and never injected.
@@ -7,16 +7,15 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before } from 'node:test';
-import { build } from 'vite';
 import { audit } from './a11y.mjs';
 import { launch, openPage, startServer, test } from './harness.mjs';
 import { serveStatic } from './static-server.mjs';
-import { BUDGET_KB, PAGES, firstLoad } from '../../scripts/measure-size.mjs';
+import { BUDGET_KB, PAGES, buildSite, firstLoad } from '../../scripts/measure-size.mjs';
 
 let dist, site, dev, browser;
 before(async () => {
   dist = mkdtempSync(join(tmpdir(), 'attn-dist-'));
-  await build({ configFile: new URL('../../web/vite.config.mjs', import.meta.url).pathname, logLevel: 'error', build: { outDir: dist, emptyOutDir: true } });
+  await buildSite(dist);
   site = await serveStatic(dist);
   dev = await startServer();
   browser = await launch();

@@ -11,10 +11,10 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before } from 'node:test';
-import { build } from 'vite';
 import { audit } from './a11y.mjs';
 import { launch, openPage, startServer, test } from './harness.mjs';
 import { serveStatic } from './static-server.mjs';
+import { buildSite } from '../../scripts/measure-size.mjs';
 
 let server, browser;
 before(async () => {
@@ -194,7 +194,7 @@ test('<attention-playground experiment="induction"> under the strict CSP: the la
   const dist = mkdtempSync(join(tmpdir(), 'attn-lab-'));
   let site;
   try {
-    await build({ configFile: new URL('../../web/vite.config.mjs', import.meta.url).pathname, logLevel: 'error', build: { outDir: dist, emptyOutDir: true } });
+    await buildSite(dist);
     writeFileSync(join(dist, 'favicon.ico'), '');   // the host page's own icon, asked for by the browser
     writeFileSync(join(dist, 'lab-embed.html'), '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Lab</title><script type="module" src="attention-playground.js"></script></head><body><attention-playground experiment="induction" height="1400px"></attention-playground></body></html>\n');
     site = await serveStatic(dist);
