@@ -13,8 +13,11 @@ import { i18nText, lang, pickLang, setLang, translatePage } from './i18n.js';
 // The language: the link's `lang` (or the notebook's), else the browser's (i18n.js). Static texts
 // follow as soon as its dictionary is there, and the switch works while the core loads; once the
 // page is built, a switch also relabels every open mode.
+// The page is attached by a call (attach) to a variable here, not set as a property of the object
+// returned: Rollup 4 took such a `page: null`, reached only through the awaited return value, for
+// never set, and left the relabel out of the built site (the switch changed the static texts only).
 async function startLanguage(wanted = fromHash(location.hash).lang) {
-  const language = { page: null, current: lang };
+  let page = null;
   await setLang(pickLang(wanted, navigator.languages));
   translatePage();
   const select = document.getElementById('lang-select');
@@ -22,9 +25,9 @@ async function startLanguage(wanted = fromHash(location.hash).lang) {
   select.addEventListener('change', async () => {
     await setLang(select.value);
     translatePage();
-    if (language.page) relabel(language.page);
+    if (page) relabel(page);
   });
-  return language;
+  return { current: lang, attach(built) { page = built; } };
 }
 
 // The status banner: ready (with the core's version in the footer), or why the core could not load.
@@ -84,7 +87,7 @@ async function main() {
   page = createPage(core, link.state);
   page.linkRead = link;
   page.language = language;
-  language.page = page;
+  language.attach(page);
   if (notebook) {
     page.notebook = { given: inNotebook.nb.notebookGiven(notebook), planGiven: inNotebook.nb.planGiven };
     document.body.classList.add('notebook');
