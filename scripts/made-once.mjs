@@ -8,14 +8,13 @@ import { join } from 'node:path';
 
 // Fills `dir` (emptied first) with what make(dir) writes there, or with a copy of what it wrote
 // earlier in this run. A result is renamed into the folder whole, so a copy never sees half of one.
-// Returns true when `dir` is such a copy.
 export async function madeOnce(name, dir, make) {
   const root = process.env.ATTN_TEST_CACHE;
   const kept = root ? join(root, name) : null;
   rmSync(dir, { recursive: true, force: true });
   if (kept && existsSync(kept)) {
     cpSync(kept, dir, { recursive: true });
-    return true;
+    return;
   }
   mkdirSync(dir, { recursive: true });
   await make(dir);
@@ -24,5 +23,4 @@ export async function madeOnce(name, dir, make) {
     cpSync(dir, part, { recursive: true });
     try { renameSync(part, kept); } catch { rmSync(part, { recursive: true, force: true }); }  // kept meanwhile by another suite
   }
-  return false;
 }

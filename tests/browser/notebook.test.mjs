@@ -14,7 +14,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before } from 'node:test';
 import { runNotebook } from '../notebook/run-notebook.mjs';
-import { madeOnce } from '../../scripts/made-once.mjs';
 import { launch, test } from './harness.mjs';
 
 const torch = spawnSync('/usr/bin/python3', ['-c', 'import torch'], { encoding: 'utf8' });
@@ -50,11 +49,8 @@ function close(got, want, atol = 1e-5, rtol = 1e-4) {
 }
 
 test('three seed modules shown in a notebook: executed by nbconvert, the exported HTML works from disk offline with their PyTorch numbers', { skip, timeout: 240000 }, async () => {
-  // executed once per npm test run (scripts/made-once.mjs): the second engine's pass opens the same export
-  let executeMs = null;
-  await madeOnce('notebook', tmp, async (dir) => { ({ executeMs } = await runNotebook(dir)); });
-  const html = join(tmp, 'three-seeds.html');
-  const expected = JSON.parse(readFileSync(join(tmp, 'expected.json'), 'utf8'));
+  // executed once per npm test run (run-notebook.mjs): the second engine's pass opens the same export
+  const { html, expected, executeMs } = await runNotebook(tmp);
   assert.deepEqual(expected.map((e) => e.module), ['CausalMultiHeadAttention', 'MultiHeadAttention', 'Transformer']);
   const exported = readFileSync(html, 'utf8');
   // The notebook's own checks ran and printed (an assertion there fails the execution above).
