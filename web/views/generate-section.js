@@ -22,13 +22,13 @@ const MARKUP = `
       <label for="gen-prompt" data-i18n="gen.prompt">Prompt</label>
       <input id="gen-prompt" data-testid="generate-prompt" data-gen-field="genprompt" type="text" autocomplete="off" spellcheck="false">
     </div>
-    <p id="gen-prompt-ids" class="hint" data-testid="generate-prompt-ids"></p>
     <div class="train-buttons" role="group" aria-label="Generation" data-i18n-aria-label="gen.buttons">
       <button type="button" data-testid="generate-step" data-gen-command="step" data-i18n="gen.step">Step</button>
       <button type="button" data-testid="generate-run" data-gen-command="run" id="gen-run">Run to N</button>
       <button type="button" data-testid="generate-reset" data-gen-command="reset" data-i18n="gen.reset">Reset</button>
     </div>
     <p id="gen-status" class="train-status" role="status" data-testid="generate-status"></p>
+    <p id="gen-prompt-ids" class="hint" data-testid="generate-prompt-ids"></p>
     <div class="gen-sliders">
       <div class="field" data-control="gentemp">
         <label for="gentemp"><span data-i18n="gen.temperature">Temperature</span> <output id="gentemp-out" for="gentemp"></output></label>
