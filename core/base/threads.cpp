@@ -61,6 +61,7 @@ inline void relax() {
 // Busy-waits up to `time` for done() (true: it came), checking the clock every 64 turns.
 template <class Done>
 bool spin_until(std::chrono::microseconds time, Done done) {
+  if (time.count() == 0) return done();
   using clock = std::chrono::steady_clock;
   const auto until = clock::now() + time;
   for (;;) {
