@@ -13,6 +13,26 @@
 
 namespace attn {
 
+namespace {
+// Elementwise and row-wise loops across the threads (base/threads.hpp), each element or row by the
+// same code as in one call: chunks of elements start at multiples of kElementGrain (a multiple of
+// every vector width, so an element is in a kernel's vector loop or its tail exactly as in one call
+// over all), rows are independent. The same bits at any thread count; loops of less work than
+// kMinSplitWork stay on the calling thread. `cost`: a rough count of multiply-adds per element.
+constexpr size_t kElementGrain = 4096;
+template <class F>
+void split_elements(int64_t n, double cost, F&& f) {
+  parallel_for(static_cast<size_t>(n), kElementGrain, [&](size_t i0, size_t i1) { f(i0, i1 - i0); }, double(n) * cost);
+}
+template <class F>
+void split_rows(int64_t rows, int64_t n, double cost, F&& f) {
+  const size_t grain = std::max<size_t>(1, kElementGrain / static_cast<size_t>(std::max<int64_t>(n, 1)));
+  parallel_for(static_cast<size_t>(rows), grain, [&](size_t r0, size_t r1) {
+    for (size_t r = r0; r < r1; ++r) f(r);
+  }, double(rows) * double(n) * cost);
+}
+}  // namespace
+
 Tensor linear(const Tensor& x_, const Tensor& weight, const Tensor& bias) {
   const int64_t IC = weight.size(1), OC = weight.size(0);
   if (x_.size(-1) != IC)
@@ -166,7 +186,7 @@ Tensor softmax(const Tensor& x) {
   float* p = out.data();
   const int64_t rows = out.numel() / n;
   const Kernels& k = kernels();
-  for (int64_t r = 0; r < rows; ++r) k.softmax(p + r * n, static_cast<size_t>(n));
+  split_rows(rows, n, 8, [&](size_t r) { k.softmax(p + r * n, static_cast<size_t>(n)); });
   return out;
 }
 
@@ -264,7 +284,10 @@ Tensor relu(const Tensor& x) {
 static Tensor activation(const Tensor& x_, void (*Kernels::*f)(float*, const float*, size_t)) {
   const Tensor x = x_.contiguous();
   Tensor out = Tensor::empty(x.shape());
-  (kernels().*f)(out.data(), x.data(), static_cast<size_t>(x.numel()));
+  const Kernels& k = kernels();
+  float* y = out.data();
+  const float* xp = x.data();
+  split_elements(x.numel(), 16, [&](size_t i, size_t len) { (k.*f)(y + i, xp + i, len); });
   return out;
 }
 
@@ -279,7 +302,9 @@ Tensor rms_norm(const Tensor& x_, const Tensor& gamma, float eps) {
   Tensor out = Tensor::empty(x.shape());
   const Kernels& k = kernels();
   const int64_t rows = x.numel() / (n ? n : 1);
-  for (int64_t r = 0; r < rows; ++r) k.rms_norm(out.data() + r * n, x.data() + r * n, g.data(), static_cast<size_t>(n), eps);
+  float* op = out.data();
+  const float *xp = x.data(), *gp = g.data();
+  split_rows(rows, n, 4, [&](size_t r) { k.rms_norm(op + r * n, xp + r * n, gp, static_cast<size_t>(n), eps); });
   return out;
 }
 
@@ -294,7 +319,7 @@ Tensor layer_norm(const Tensor& x_, const Tensor& gamma, const Tensor& beta_, fl
   const int64_t rows = x.numel() / (n ? n : 1);
   float* op = out.data();
   const float *xp = x.data(), *gp = gamma.data(), *bp = beta.data();
-  for (int64_t r = 0; r < rows; ++r) k.layer_norm(op + r * n, xp + r * n, gp, bp, static_cast<size_t>(n), eps);
+  split_rows(rows, n, 4, [&](size_t r) { k.layer_norm(op + r * n, xp + r * n, gp, bp, static_cast<size_t>(n), eps); });
   return out;
 }
 

@@ -2,8 +2,9 @@
 // pretrained_bench.py --write exported from the GPT-2-small-shaped module with torch.onnx.export
 // (prefill.onnx: 128 ids -> the last position's logits and every layer's present keys and values;
 // decode.onnx: one id and the past keys and values of 128 positions -> logits and present of 129),
-// each in its own session (created, timed, released: one 500 MB graph held at a time), one
-// intra-op and one inter-op thread, sequential execution, all graph optimisations. The session's
+// each in its own session (created, timed, released: one 500 MB graph held at a time), `threads`
+// intra-op threads (1 unless asked; BENCH_THREADS=N for the script) and one inter-op thread,
+// sequential execution, all graph optimisations. The session's
 // creation is the load time; each run's logits and greedy id are checked against PyTorch's.
 // ortPretrained(ort, ...) is shared by onnxruntime-web's wasm backend in the bench page
 // (pretrained-page.js) and onnxruntime-node; run as a script, the latter:
@@ -30,8 +31,9 @@ export function check(logits, want, idRef) {
 
 // read(name) -> Promise<Uint8Array> of the folder's small files; locate(name): a graph's path or URL
 // (onnxruntime reads it: the session's creation includes reading the file); ep: the execution
-// provider; now(): milliseconds.
-export async function ortPretrained(ort, { read, locate, ep = 'wasm', protocol, now = () => performance.now() }) {
+// provider; threads: its intra-op threads (onnxruntime-web's are env.wasm.numThreads, set by the
+// page); now(): milliseconds.
+export async function ortPretrained(ort, { read, locate, ep = 'wasm', threads = 1, protocol, now = () => performance.now() }) {
   const ref = JSON.parse(new TextDecoder().decode(await read('ids.json')));
   const past = f32(await read('past.f32'));
   const per = past.length / (2 * LAYERS);
@@ -46,7 +48,7 @@ export async function ortPretrained(ort, { read, locate, ep = 'wasm', protocol, 
   const results = [];
   for (const c of cases) {
     const t0 = now();
-    const session = await ort.InferenceSession.create(locate(c.graph), { executionProviders: [ep], intraOpNumThreads: 1, interOpNumThreads: 1,
+    const session = await ort.InferenceSession.create(locate(c.graph), { executionProviders: [ep], intraOpNumThreads: threads, interOpNumThreads: 1,
       executionMode: 'sequential', graphOptimizationLevel: 'all' });
     const createMs = now() - t0;
     try {
@@ -68,12 +70,13 @@ if (typeof process !== 'undefined' && import.meta.url === (await import('node:ur
   const dir = opt('--dir', 'build/bench/pretrained');
   const protocol = { warmup: Number(opt('--warmup', 2)), warmupMs: Number(opt('--warmup-ms', 0)), runs: Number(opt('--runs', 7)),
     minRunMs: Number(opt('--min-run-ms', 100)), longCallMs: Number(opt('--long-call-ms', 5000)) };
-  const out = { intra_op_threads: 1, inter_op_threads: 1, execution_provider: 'cpu' };
+  const threads = Number(process.env.BENCH_THREADS ?? 1);
+  const out = { intra_op_threads: threads, inter_op_threads: 1, execution_provider: 'cpu' };
   try {
     const ort = createRequire(import.meta.url)('onnxruntime-node');
     out.version = ort.env.versions?.node ?? null;
     out.results = await ortPretrained(ort, { read: async (name) => new Uint8Array(await readFile(`${dir}/${name}`)),
-      locate: (name) => `${dir}/${name}`, ep: 'cpu', protocol });
+      locate: (name) => `${dir}/${name}`, ep: 'cpu', threads, protocol });
   } catch (e) {
     out.error = String(e?.message ?? e).split('\n')[0];
   }

@@ -12,6 +12,7 @@
 #include <immintrin.h>
 #include <sys/resource.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -20,6 +21,8 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "attention.hpp"
 #include "base/limits.hpp"
@@ -54,26 +57,38 @@ double max_abs_diff(const attn::Tensor& got, const std::vector<float>& want) {
   return d;
 }
 
-// Every parameter read once, as a decode step reads them: each tensor in 8 stretches read side by
-// side (8 streams in flight, as a GEMV's rows: one sequential stream leaves the memory idle between
-// the prefetcher's requests), SSE2 sums (far above what memory delivers to one core). The ceiling a
-// memory-bound decode step meets. Returns the sum, so the reads are not optimised out.
+// Every parameter read once, as a decode step reads them, on the core's threads (ATTENTION_THREADS,
+// as the step's products): thread t reads the t-th of `threads` contiguous parts of each tensor,
+// each part in 8 stretches read side by side (8 streams in flight, as a GEMV's rows: one
+// sequential stream leaves the memory idle between the prefetcher's requests), SSE2 sums (far
+// above what memory delivers to one core). The ceiling a memory-bound decode step meets. Returns
+// the sum, so the reads are not optimised out.
 float read_all(const attn::ParamList& params) {
   constexpr size_t S = 8;
-  __m128 s[S];
-  for (auto& v : s) v = _mm_setzero_ps();
-  float tail = 0;
-  for (const auto& [name, t] : params) {
-    const float* p = t->data();
-    const size_t n = static_cast<size_t>(t->numel()), len = n / (4 * S) * 4;  // floats per stretch, whole vectors
-    for (size_t i = 0; i < len; i += 4)
-      for (size_t j = 0; j < S; ++j) s[j] = _mm_add_ps(s[j], _mm_loadu_ps(p + j * len + i));
-    for (size_t i = S * len; i < n; ++i) tail += p[i];
-  }
-  for (size_t j = 1; j < S; ++j) s[0] = _mm_add_ps(s[0], s[j]);
-  float out[4];
-  _mm_storeu_ps(out, s[0]);
-  return out[0] + out[1] + out[2] + out[3] + tail;
+  const size_t T = static_cast<size_t>(attn::threads());
+  std::vector<float> sums(T);
+  attn::parallel_for(T, 1, [&](size_t t0, size_t t1) {
+    for (size_t t = t0; t < t1; ++t) {
+      __m128 s[S];
+      for (auto& v : s) v = _mm_setzero_ps();
+      float tail = 0;
+      for (const auto& [name, tensor] : params) {
+        const size_t all = static_cast<size_t>(tensor->numel()), b = all * t / T, n = all * (t + 1) / T - b;
+        const float* p = tensor->data() + b;
+        const size_t len = n / (4 * S) * 4;  // floats per stretch, whole vectors
+        for (size_t i = 0; i < len; i += 4)
+          for (size_t j = 0; j < S; ++j) s[j] = _mm_add_ps(s[j], _mm_loadu_ps(p + j * len + i));
+        for (size_t i = S * len; i < n; ++i) tail += p[i];
+      }
+      for (size_t j = 1; j < S; ++j) s[0] = _mm_add_ps(s[0], s[j]);
+      float out[4];
+      _mm_storeu_ps(out, s[0]);
+      sums[t] = out[0] + out[1] + out[2] + out[3] + tail;
+    }
+  }, 1e12);
+  float total = 0;
+  for (float v : sums) total += v;
+  return total;
 }
 
 }  // namespace

@@ -20,7 +20,7 @@ parameters) with one set of random weights, as Hugging Face's GPT2LMHeadModel co
         in a fresh process: the folder read into a new module (the load, timed once), then the
         prefill (128 tokens into an empty cache, the last position's logits: what generation needs)
         and one decode step at position 128 on the prefill's cache, by the bench protocol
-        (torch_bench.py's timed()), under torch.no_grad(), one thread, OpenBLAS; both checked
+        (torch_bench.py's timed()), under torch.no_grad(), OpenBLAS, one thread (BENCH_THREADS=N: N); both checked
         against the references; the process's peak resident memory (ru_maxrss). Prints one JSON object.
 """
 import argparse

@@ -29,7 +29,8 @@
 // --pretrained: the 124M-checkpoint table only (tests/bench/pretrained.mjs): GPT-2 small's shape with
 // random weights, prefill of 128 tokens and one decode step at 128 on the KV cache, load time and peak
 // memory, the core against PyTorch and onnxruntime-node natively and onnxruntime-web in Chromium and
-// Firefox, on torch.onnx.export's graphs of the same weights; docs/bench/pretrained/<cpu-slug>.md.
+// Firefox, on torch.onnx.export's graphs of the same weights, on 1 thread and on the cores (at most
+// 8; the N-thread pages cross-origin isolated); docs/bench/pretrained/<cpu-slug>.md.
 // --no-core-build: no scripts/build.sh and no cmake configure: the bench targets are built in
 // build/native and build/wasm as they stand (a machine where someone else owns those builds).
 // Measured ceilings (peak.hpp): the native bench times AVX2 / AVX-512 FMA microkernels before and
@@ -303,7 +304,7 @@ if (doThreads) {
 }
 if (doPretrained) {
   const { pretrainedRuns } = await import('./pretrained.mjs');
-  await pretrainedRuns({ results, root: ROOT, out: OUT, quick, log, runJson });
+  await pretrainedRuns({ results, root: ROOT, out: OUT, quick, log, runJson, threads: Math.min(8, cpus().length) });
   process.exit(0);
 }
 

@@ -11,8 +11,10 @@ import { ISOLATION_HEADERS } from '../../scripts/isolation-headers.mjs';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 // /build/wasm/attention.{js,wasm}: the page's core, which describes the attention block for core-webgpu;
-// attention-fast*: the full build (training mode's and "Open a model"'s), for the training and pretrained tables.
-const ALLOWED = ['/tests/bench/', '/bindings/', '/build/wasm/bench/', '/build/wasm/attention.', '/build/wasm/attention-fast', '/build/bench/', '/web/',
+// attention-fast*: the full build (training mode's and "Open a model"'s), for the training and pretrained tables;
+// attention-threads*: its threaded build (the page's where it is cross-origin isolated), for the pretrained table's N threads.
+const ALLOWED = ['/tests/bench/', '/bindings/', '/build/wasm/bench/', '/build/wasm/attention.', '/build/wasm/attention-fast', '/build/wasm/attention-threads',
+  '/build/bench/', '/web/',
   '/node_modules/onnxruntime-web/dist/', '/node_modules/@tensorflow/'];
 const TYPES = { '.html': 'text/html; charset=utf-8', '.js': 'text/javascript', '.mjs': 'text/javascript',
   '.wasm': 'application/wasm', '.json': 'application/json', '.wgsl': 'text/plain; charset=utf-8' };
@@ -32,7 +34,7 @@ export async function serveBench() {
       res.writeHead(404).end('not found');
       return;
     }
-    // page.html?threads=N is cross-origin isolated (SharedArrayBuffer: the peers' and the core's
+    // page.html?threads=N (and pretrained.html?threads=N) is cross-origin isolated (SharedArrayBuffer: the peers' and the core's
     // threaded builds can start threads); the one-thread page is not, as before
     const isolate = extname(file) !== '.html' || new URL(req.url, 'http://x').searchParams.has('threads');
     res.writeHead(200, { 'content-type': TYPES[extname(file)] ?? 'application/octet-stream', 'cache-control': 'no-store', 'content-length': statSync(file).size,

@@ -3,8 +3,11 @@
 // interpretability: result_to_json's whole text, or the error) is the same to the bit at 1, 2 and
 // 3 threads, and so are forwards big enough that linear() splits its rows (more than two chunks of
 // 64) and the fused attention its (batch, head) pairs, with and without their weights, and a
-// training step's gradients on them. ATTENTION_THREADS is read strictly.
+// training step's gradients on them; so are the elementwise activations and the row-wise norms and
+// softmax, split in chunks, on sizes with a vector tail. ATTENTION_THREADS is read strictly.
 #include <cstdlib>
+#include <cstring>
+#include <functional>
 
 #include "attention.hpp"
 #include "fixtures.hpp"
@@ -84,6 +87,37 @@ TEST_CASE("forwards that split their rows and heads across threads give the same
   std::string traced = mha;
   traced.insert(traced.size() - 1, R"(, "trace": true)");
   same_at_every_count(traced, "MultiHeadAttention 3 x 130 x 77, traced", true);
+}
+
+TEST_CASE("activations, norms and softmax split across threads give the same bytes at 1, 2 and 3 threads", "[threads]") {
+  // 333 rows of 1031 (odd: every row and the whole end in a vector tail): each op's work above the
+  // floor of base/threads.hpp, so it splits its elements (chunks of 4096) or its rows
+  const attn::Shape shape{333, 1031};
+  attn::Generator gen(7);
+  attn::Tensor x = attn::Tensor::empty(shape), g = attn::Tensor::empty({1031}), b = attn::Tensor::empty({1031});
+  for (attn::Tensor* t : {&x, &g, &b}) gen.randn(t->data(), static_cast<size_t>(t->numel()));
+  const std::pair<const char*, std::function<attn::Tensor()>> ops[] = {
+      {"gelu", [&] { return attn::gelu(x); }},
+      {"gelu_tanh", [&] { return attn::gelu_tanh(x); }},
+      {"silu", [&] { return attn::silu(x); }},
+      {"layer_norm", [&] { return attn::layer_norm(x, g, b, 1e-5f); }},
+      {"rms_norm", [&] { return attn::rms_norm(x, g, 1e-6f); }},
+      {"softmax", [&] { return attn::softmax(x); }}};
+  const int before = attn::threads();
+  for (const auto& [name, op] : ops) {
+    attn::set_threads(1);
+    const attn::Tensor one = op();
+    for (int n : {2, 3}) {
+      attn::set_threads(n);
+      const size_t splits = attn::split_loops();
+      const attn::Tensor got = op();
+      INFO(name << " at " << n << " threads");
+      CHECK(attn::split_loops() > splits);
+      REQUIRE(got.shape() == one.shape());
+      CHECK(std::memcmp(got.data(), one.data(), sizeof(float) * static_cast<size_t>(one.numel())) == 0);
+    }
+  }
+  attn::set_threads(before);
 }
 
 TEST_CASE("set_threads takes 1 to 64 and names what it refused", "[threads]") {
