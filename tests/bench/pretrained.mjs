@@ -94,10 +94,10 @@ export async function pretrainedRuns({ results, root, out, quick, log, runJson, 
   };
   try {
     for (const n of counts) {
-      const env = { ATTENTION_THREADS: String(n), BENCH_THREADS: String(n) };
-      add('torch-cpu', n, runJson('/usr/bin/python3', ['tests/bench/pretrained_bench.py', '--time', dir, ...protoArgs], env));
-      add('core-native', n, runJson(`${root}build/native/tests/bench/attention-pretrained-bench`, ['--dir', dir, ...protoArgs], env));
-      add('ort-node', n, runJson('node', ['tests/bench/pretrained-ort.mjs', '--dir', dir, ...protoArgs], env));
+      const count = { ATTENTION_THREADS: String(n), BENCH_THREADS: String(n) };
+      add('torch-cpu', n, runJson('/usr/bin/python3', ['tests/bench/pretrained_bench.py', '--time', dir, ...protoArgs], count));
+      add('core-native', n, runJson(`${root}build/native/tests/bench/attention-pretrained-bench`, ['--dir', dir, ...protoArgs], count));
+      add('ort-node', n, runJson('node', ['tests/bench/pretrained-ort.mjs', '--dir', dir, ...protoArgs], count));
     }
     for (const engine of engines)
       for (const n of counts)
