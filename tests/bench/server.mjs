@@ -34,8 +34,8 @@ export async function serveBench() {
       res.writeHead(404).end('not found');
       return;
     }
-    // page.html?threads=N (and pretrained.html?threads=N) is cross-origin isolated (SharedArrayBuffer: the peers' and the core's
-    // threaded builds can start threads); the one-thread page is not, as before
+    // page.html?threads=N and pretrained.html?threads=N are cross-origin isolated (SharedArrayBuffer:
+    // the peers' and the core's threaded builds can start threads); the one-thread pages are not
     const isolate = extname(file) !== '.html' || new URL(req.url, 'http://x').searchParams.has('threads');
     res.writeHead(200, { 'content-type': TYPES[extname(file)] ?? 'application/octet-stream', 'cache-control': 'no-store', 'content-length': statSync(file).size,
       ...(isolate ? ISOLATION_HEADERS : {}) });
