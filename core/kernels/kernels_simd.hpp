@@ -106,12 +106,13 @@ struct K {
   // its lanes, then the tail), with a pointer per row stepped 4 vectors at a time and the loads at
   // constant offsets from it: in WebAssembly an address is a base plus a constant, so tile's
   // `row + k` cost an add before every load (9 per k beside 8 multiply-adds). The same floats.
+  // The R rows are `step` rows apart (outputs C[j * step]).
   template <size_t R>
-  static void gemv(float* C, const float* a, const float* Bm, const float* bias, size_t K, size_t ldb) {
+  static void gemv(float* C, const float* a, const float* Bm, const float* bias, size_t K, size_t ldb, size_t step = 1) {
     const float* p[R];
     B acc[R];
     for (size_t j = 0; j < R; ++j) {
-      p[j] = Bm + j * ldb;
+      p[j] = Bm + j * step * ldb;
       acc[j] = B(0.f);
     }
     const float* ap = a;
@@ -132,25 +133,32 @@ struct K {
     }
     for (size_t j = 0; j < R; ++j) {
       float s = xsimd::hadd(acc[j]);
-      for (size_t kk = k; kk < K; ++kk) s += a[kk] * Bm[j * ldb + kk];
-      C[j] = s + (bias ? bias[j] : 0.f);
+      for (size_t kk = k; kk < K; ++kk) s += a[kk] * Bm[j * step * ldb + kk];
+      C[j * step] = s + (bias ? bias[j * step] : 0.f);
     }
   }
   static void gemm_nt(float* C, const float* A, const float* Bm, const float* bias, size_t M, size_t N, size_t K,
                       size_t lda, size_t ldb, size_t ldc) {
     constexpr size_t MR = MR_NT, NR = NR_NT;
-    // One row (a decode step's token): every weight is read once and the call waits on memory, so
-    // 16 rows of B at a time (16 streams in flight) instead of the register tile's NR; one pass, no
-    // panels (A's row stays in L1). 124M parameters in WASM: 43 -> 37 ms per pass with 4 -> 8 rows
-    // (Intel Xeon, Node); on an AMD EPYC (Zen 5), tile<1, 8> -> gemv<16>: WASM 35.5 -> 30.2 ms
-    // (gemv<8>: 33.5), natively 27.1 -> 20.3 ms (gemv<8>: 23.9; medians of alternated runs; 24 and
-    // 32 rows spill WASM's 16 vector registers and run slower). The same sum per output as every
-    // tile. Not in the page's small build (base/build.hpp): its models are small, and each tile's
-    // copy of this cost 2 KB of its first view.
+    // One row (a decode step's token): every weight is read once and the call waits on memory.
+    // S rows far apart (n, n + N/S, ...), each its own chain of sums: S sequential streams through
+    // B. Before (2026-12-02), 16 neighbouring rows at a time (16 streams 3 KB apart) read a
+    // 50257 x 768 matrix at 18.6-22.0 GB/s in WebAssembly under Node (AMD EPYC, Zen 5), one row at a
+    // time 29.6 (plain SIMD128) but 21.4 with relaxed SIMD (its fused multiply-add's latency bounds
+    // one chain); 2 far rows 41.3 / 33.1 GB/s, 4 far rows 37.2 / 36.7 (best of 12). 124M
+    // parameters' decode step: WASM in Chromium 31.8 -> 19.7 ms, natively (AVX-512, 4 far rows
+    // against 16 near ones, alternated) 17.4 -> 15.4 ms on 1 thread, 15.0 -> 13.6 on 2. The same sum
+    // per output as every tile (tile<1, R>'s). Not in the page's small build (base/build.hpp): its
+    // models are small, and each tile's copy of this cost 2 KB of its first view.
     if (kPretrained && M == 1) {
-      size_t n = 0;
-      for (; n + 16 <= N; n += 16) gemv<16>(C + n, A, Bm + n * ldb, bias ? bias + n : nullptr, K, ldb);
-      for (; n < N; ++n) gemv<1>(C + n, A, Bm + n * ldb, bias ? bias + n : nullptr, K, ldb);
+#if defined(__EMSCRIPTEN__) && !defined(ATTN_WASM_RELAXED)
+      constexpr size_t S = 2;
+#else
+      constexpr size_t S = 4;
+#endif
+      const size_t part = N / S;
+      for (size_t n = 0; n < part; ++n) gemv<S>(C + n, A, Bm + n * ldb, bias ? bias + n : nullptr, K, ldb, part);
+      for (size_t n = S * part; n < N; ++n) gemv<1>(C + n, A, Bm + n * ldb, bias ? bias + n : nullptr, K, ldb);
       return;
     }
     // Column panels of B small enough to stay in L2 while every row block of A streams past them.

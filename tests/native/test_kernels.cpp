@@ -349,6 +349,24 @@ TEST_CASE("gemm_nt gives a row the same numbers wherever it falls in a call of m
   }
 }
 
+TEST_CASE("gemm_nt of one row (a decode step's far rows) gives the numbers of that row in a call of 3", "[kernels]") {
+  // One row sums each output as the dot-product tiles do (kernels_simd.hpp K::gemm_nt), its rows
+  // taken N / S apart: every output once, at its place, with its bias; the rest when N % S != 0.
+  EACH_SIMD_TABLE();
+  for (size_t N : {1, 3, 4, 5, 7, 64, 67, 130}) for (size_t K : {3, 16, 70, 771}) {
+    const size_t ldb = K + 1;
+    auto A = random_vector(3 * K, 29), Bm = random_vector(N * ldb, 30), bias = random_vector(N, 31);
+    for (const float* b : {static_cast<const float*>(nullptr), static_cast<const float*>(bias.data())}) {
+      std::vector<float> one(N + 2, 7.f), three(3 * N);
+      V().gemm_nt(one.data(), A.data(), Bm.data(), b, 1, N, K, K, ldb, N);
+      V().gemm_nt(three.data(), A.data(), Bm.data(), b, 3, N, K, K, ldb, N);
+      INFO("N K = " << N << " " << K << (b ? " with bias" : ""));
+      CHECK(std::equal(one.begin(), one.begin() + N, three.begin()));
+      CHECK((one[N] == 7.f && one[N + 1] == 7.f));  // nothing past the row
+    }
+  }
+}
+
 TEST_CASE("gemm_tn equals gemm_nn on a transposed copy of A, in every table", "[kernels][backward]") {
   // The backward's A^T B (dW = g^T x, d(V) = weights^T g) reads A transposed in place with
   // gemm_nn's tiles. The vector tiles give identical sums; the scalar tail (the last N % lanes
