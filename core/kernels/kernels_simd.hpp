@@ -146,8 +146,8 @@ struct K {
     // 50257 x 768 matrix at 18.6-22.0 GB/s in WebAssembly under Node (AMD EPYC, Zen 5), one row at a
     // time 29.6 (plain SIMD128) but 21.4 with relaxed SIMD (its fused multiply-add's latency bounds
     // one chain); 2 far rows 41.3 / 33.1 GB/s, 4 far rows 37.2 / 36.7 (best of 12). 124M
-    // parameters' decode step: WASM in Chromium 31.8 -> 19.7 ms, natively (AVX-512, 4 far rows
-    // against 16 near ones, alternated) 17.4 -> 15.4 ms on 1 thread, 15.0 -> 13.6 on 2. The same sum
+    // parameters' decode step, builds alternated (medians): WASM in Chromium 29.0-29.7 -> 18.7-22.8
+    // ms on 1 thread, natively (AVX-512) 16.8-21.6 -> 14.8-19.1 (docs/benchmarks.md). The same sum
     // per output as every tile (tile<1, R>'s). Not in the page's small build (base/build.hpp): its
     // models are small, and each tile's copy of this cost 2 KB of its first view.
     if (kPretrained && M == 1) {
