@@ -59,10 +59,10 @@ double max_abs_diff(const attn::Tensor& got, const std::vector<float>& want) {
 
 // Every parameter read once, as a decode step reads them, on the core's threads (ATTENTION_THREADS,
 // as the step's products): thread t reads the t-th of `threads` contiguous parts of each tensor,
-// each part in 8 stretches read side by side (8 streams in flight, as a GEMV's rows: one
-// sequential stream leaves the memory idle between the prefetcher's requests), SSE2 sums (far
-// above what memory delivers to one core). The ceiling a memory-bound decode step meets. Returns
-// the sum, so the reads are not optimised out.
+// each part in 8 stretches read side by side (8 streams in flight, as the decode's products read 4
+// far rows: one sequential stream leaves the memory idle between the prefetcher's requests), SSE2
+// sums (far above what memory delivers to one core). About the best a memory-bound decode step can
+// do. Returns the sum, so the reads are not optimised out.
 float read_all(const attn::ParamList& params) {
   constexpr size_t S = 8;
   const size_t T = static_cast<size_t>(attn::threads());
