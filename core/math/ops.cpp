@@ -156,10 +156,15 @@ Tensor attention_heads(const Tensor& q_, const Tensor& k_, const Tensor& v_, int
       const int64_t tb = std::min(TB, T - t0);
       kern.gemm_nn(scores, q.data() + (b * T + t0) * C + h * D, kt, u(tb), u(Sp), u(D), u(C), u(LK), u(Sp));
       float* sc = scores;  // tb rows of Sp: S scores, then padding that nothing below reads
-      if (exact_inverse) kern.scale(sc, 1.f / scale, u(tb * Sp));
-      else
-        for (int64_t i = 0; i < tb * Sp; ++i) sc[i] /= scale;  // divided, as div_scalar (not * 1/scale)
-      for (int64_t r = 0; r < tb; ++r) kern.softmax(sc + r * Sp, u(S));
+      // row by row, each scaled just before its softmax reads it (from L1: at S = 4096 the block
+      // of scores is L2's size)
+      for (int64_t r = 0; r < tb; ++r) {
+        float* row = sc + r * Sp;
+        if (exact_inverse) kern.scale(row, 1.f / scale, u(S));
+        else
+          for (int64_t i = 0; i < S; ++i) row[i] /= scale;  // divided, as div_scalar (not * 1/scale)
+        kern.softmax(row, u(S));
+      }
       if (weights)
         for (int64_t r = 0; r < tb; ++r)
           std::memcpy(weights->data() + ((b * H + h) * T + t0 + r) * S, sc + r * Sp, u(S) * sizeof(float));
