@@ -392,7 +392,8 @@ struct K {
     return zero_where(x < B(-87.33654475f), madd(r * pow2k, p, pow2k));
   }
   // v with the lanes where `where` holds set to +0: xsimd::select(where, 0, v), which Emscripten's
-  // SSE4.1 (_mm_blendv_ps) runs as a shift and a bitselect; v128.andnot is one instruction.
+  // SSE4.1 (_mm_blendv_ps) runs as a shift and a bitselect; here v128.andnot, which clang 14
+  // nonetheless folds with the compare into one v128.bitselect (wasm-dis of the softmax, 2026-12-02).
   static B zero_where(const xsimd::batch_bool<float, Arch>& where, const B& v) {
 #if defined(__wasm_simd128__)
     if constexpr (std::is_same<Arch, xsimd::sse4_1>::value)
@@ -420,8 +421,8 @@ struct K {
 #endif
   // Softmax of one row: its max with four running maxima (one chain of dependent max
   // instructions took a fifth of the softmax in WASM; the max of floats that are not NaN is the
-  // same in any order), then e^(x - max) two vectors at a time, each
-  // with its own sum (two chains of the exponential side by side), then the scale by 1 / sum.
+  // same in any order), then e^(x - max) two vectors at a time, each with its own sum (two chains
+  // of the exponential side by side), then the scale by 1 / sum.
   static void softmax(float* x, size_t n) {
     constexpr float ninf = -std::numeric_limits<float>::infinity();
     size_t i = 0;
