@@ -17,7 +17,7 @@ int threads();
 // A loop of fewer multiply-adds than this runs on the calling thread: waking the pool costs more
 // (measured: a training step of the page's induction model, 2 x 32 wide on 16 tokens, ran slower
 // on 2 threads than on 1 with no floor). 2^17 since the pool's threads spin between jobs (2^20
-// before): on 2 threads a GPT decode step at T = 256 0.37-0.38 -> 0.32-0.33 ms natively, the
+// before): on 2 threads a GPT decode step at T = 256 0.37-0.41 -> 0.33-0.35 ms natively, the
 // induction model's training steps 7-12 % faster in WASM (docs/threads.md). Splitting or not never
 // changes a number.
 constexpr double kMinSplitWork = 1 << 17;
