@@ -68,8 +68,8 @@ TEST_CASE("forwards that split their rows and heads across threads give the same
   grads.insert(grads.size() - 1, R"(, "loss": {"fn": "sum"}, "grads": true)");
   same_at_every_count(grads, "GPT gradients", true);
   // GPT 256 wide on 1 x 16 tokens: too few rows to split, its Linears split their output columns
-  // (768, 256, 1024 and 256 of them: 4 to 16 chunks of 64; at least 2^20 multiply-adds each,
-  // base/threads.hpp), traced and with gradients
+  // (768, 256, 1024 and 256 of them: 4 to 16 chunks of 64; at least 2^20 multiply-adds each, above
+  // the split floor of base/threads.hpp), traced and with gradients
   std::string few;
   for (int i = 0; i < 16; ++i) few += (i ? "," : "") + std::to_string((i * 5 + 1) % 50);
   const std::string narrow = R"({"module": "GPT", "config": {"vocab_size": 50, "block_size": 32, "n_layer": 2, "n_head": 4, "n_embd": 256},
