@@ -709,7 +709,7 @@ struct GemmNtPacked {
   // of 4, one pointer a group stepping along k, each row at 0, 1, 2 or 3 times ldb from it (x86's
   // base + index * 4 or 8). With a pointer a row gcc ran out of general registers and reloaded 8
   // of them from the stack every 2 k. AMD EPYC (Zen 5), AVX-512, 16 x 768 x 768 alone: 201-236 ->
-  // 217-248 GFLOP/s (binaries alternated); the 1 x 16 x 768 forward 0.343-0.368 -> 0.340-0.343 ms;
+  // 217-248 GFLOP/s (binaries alternated); the 1 x 16 x 768 forward 0.343-0.368 -> 0.340-0.347 ms;
   // AVX2's unchanged. Grouped, the 8 columns of a 3-vector panel ran slower (1 x 128 x 768:
   // 3.06-3.16 against 2.68-2.71 ms) and keep a pointer a row. The same multiply-adds in the same
   // order as tile().
