@@ -705,66 +705,47 @@ struct GemmNtPacked {
   using B = xsimd::batch<float, Arch>;
   static constexpr size_t W = B::size;
 
-  // tile() for a single-vector panel's 12 (AVX2) or 16 (AVX-512) columns: the rows of B in groups
-  // of 4, one pointer a group stepping along k, each row at 0, 1, 2 or 3 times ldb from it (x86's
-  // base + index * 4 or 8). With a pointer a row gcc ran out of general registers and reloaded 8
-  // of them from the stack every 2 k. AMD EPYC (Zen 5), AVX-512, 16 x 768 x 768 alone: 201-236 ->
-  // 217-248 GFLOP/s (binaries alternated); the 1 x 16 x 768 forward 0.343-0.368 -> 0.340-0.347 ms;
-  // AVX2's unchanged. Grouped, the 8 columns of a 3-vector panel ran slower (1 x 128 x 768:
-  // 3.06-3.16 against 2.68-2.71 ms) and keep a pointer a row. The same multiply-adds in the same
-  // order as tile().
-  template <size_t V, size_t R>
-  static void tile_grouped(float* buf, const float* Ap, const float* Bm, size_t kc, size_t ldb) {
-    constexpr size_t P = V * W;
-    B acc[R][V];
-    for (size_t j = 0; j < R; ++j)
-      for (size_t v = 0; v < V; ++v) acc[j][v] = B(0.f);
-    constexpr size_t G = R / 4;
-    const float* gp[G];
-    for (size_t g = 0; g < G; ++g) gp[g] = Bm + 4 * g * ldb;
-    const size_t l1 = ldb, l2 = 2 * ldb, l3 = 3 * ldb;
-    const float* ap = Ap;
-#pragma GCC unroll 2
-    for (size_t k = 0; k < kc; ++k) {
-      B a[V];
-      for (size_t v = 0; v < V; ++v) a[v] = B::load_aligned(ap + v * W);
-      ap += P;
-      for (size_t g = 0; g < G; ++g) {
-        const float* q = gp[g];
-        const B b0(q[0]), b1(q[l1]), b2(q[l2]), b3(q[l3]);
-        for (size_t v = 0; v < V; ++v) {
-          acc[4 * g][v] = madd(a[v], b0, acc[4 * g][v]);
-          acc[4 * g + 1][v] = madd(a[v], b1, acc[4 * g + 1][v]);
-          acc[4 * g + 2][v] = madd(a[v], b2, acc[4 * g + 2][v]);
-          acc[4 * g + 3][v] = madd(a[v], b3, acc[4 * g + 3][v]);
-        }
-        gp[g] = q + 1;
-      }
-    }
-    for (size_t j = 0; j < R; ++j)
-      for (size_t v = 0; v < V; ++v) acc[j][v].store_aligned(buf + j * P + v * W);
-  }
-
   // acc[j][v] = sum_k Ap[k][v*W + lane] * Bm[j*ldb + k]; written to buf[j*P + v*W + lane], P = V*W
   template <size_t V, size_t R>
   static void tile(float* buf, const float* Ap, const float* Bm, size_t kc, size_t ldb) {
-    if constexpr (R % 4 == 0 && R > 8) {
-      tile_grouped<V, R>(buf, Ap, Bm, kc, ldb);
-      return;
-    }
     constexpr size_t P = V * W;
     B acc[R][V];
     for (size_t j = 0; j < R; ++j)
       for (size_t v = 0; v < V; ++v) acc[j][v] = B(0.f);
-    const float* bp[R];
-    for (size_t j = 0; j < R; ++j) bp[j] = Bm + j * ldb;
+    if constexpr (R % 4 == 0 && R > 8) {
+      // A single-vector panel's 12 (AVX2) or 16 (AVX-512) columns: the rows of B in groups of 4,
+      // one pointer a group stepping along k, each row at 0, 1, 2 or 3 times ldb from it (x86's
+      // base + index * 4 or 8). With a pointer a row gcc ran out of general registers and reloaded
+      // 8 of them from the stack every 2 k. AMD EPYC (Zen 5), AVX-512, 16 x 768 x 768 alone:
+      // 201-236 -> 217-248 GFLOP/s (binaries alternated); the 1 x 16 x 768 forward 0.343-0.368 ->
+      // 0.340-0.347 ms; AVX2's unchanged. Grouped, the 8 columns of a 3-vector panel ran slower
+      // (1 x 128 x 768: 3.06-3.16 against 2.68-2.71 ms) and keep a pointer a row below. The same
+      // multiply-adds in the same order either way.
+      const float* gp[R / 4];
+      for (size_t g = 0; g < R / 4; ++g) gp[g] = Bm + 4 * g * ldb;
+      const size_t l2 = 2 * ldb, l3 = 3 * ldb;
+#pragma GCC unroll 2
+      for (size_t k = 0; k < kc; ++k) {
+        B a[V];
+        for (size_t v = 0; v < V; ++v) a[v] = B::load_aligned(Ap + k * P + v * W);
+        for (size_t g = 0; g < R / 4; ++g) {
+          const float* q = gp[g]++;
+          const B b[4] = {B(q[0]), B(q[ldb]), B(q[l2]), B(q[l3])};
+          for (size_t r = 0; r < 4; ++r)
+            for (size_t v = 0; v < V; ++v) acc[4 * g + r][v] = madd(a[v], b[r], acc[4 * g + r][v]);
+        }
+      }
+    } else {
+      const float* bp[R];
+      for (size_t j = 0; j < R; ++j) bp[j] = Bm + j * ldb;
 #pragma GCC unroll 2  // 2 k per loop trip: 4 % faster on the Xeon (clang reads it too)
-    for (size_t k = 0; k < kc; ++k) {
-      B a[V];
-      for (size_t v = 0; v < V; ++v) a[v] = B::load_aligned(Ap + k * P + v * W);
-      for (size_t j = 0; j < R; ++j) {
-        const B b(bp[j][k]);
-        for (size_t v = 0; v < V; ++v) acc[j][v] = madd(a[v], b, acc[j][v]);
+      for (size_t k = 0; k < kc; ++k) {
+        B a[V];
+        for (size_t v = 0; v < V; ++v) a[v] = B::load_aligned(Ap + k * P + v * W);
+        for (size_t j = 0; j < R; ++j) {
+          const B b(bp[j][k]);
+          for (size_t v = 0; v < V; ++v) acc[j][v] = madd(a[v], b, acc[j][v]);
+        }
       }
     }
     for (size_t j = 0; j < R; ++j)
