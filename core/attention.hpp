@@ -22,6 +22,7 @@
 #include "base/threads.hpp"      // parallel_for: the work split across threads, never a sum (ATTENTION_THREADS)
 #include "kernels/kernels.hpp"   // Kernels: scalar reference + xsimd versions of the inner loops
 #include "math/ops.hpp"          // on tensors: linear, matmul, softmax, masked_fill, layer_norm, gelu, embedding, ...
+#include "math/packed.hpp"       // nn.Linear weights packed ahead for a few tokens, weights_changed()
 #include "tape/tape.hpp"         // Context, Var, Node, Step: the typed record of a forward pass (the steps)
 #include "tape/graph.hpp"        // the ops modules call: each computes and records a node (one file per family in tape/ops/)
 #include "tape/autograd.hpp"     // backward(): the tape walked in reverse

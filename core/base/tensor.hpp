@@ -44,6 +44,7 @@ class Tensor {
   float* data();
   const float* data() const;
   float* base() const { return storage_.get() + offset_; }  // first element, any layout
+  const std::shared_ptr<float>& storage() const { return storage_; }  // its identity: math/packed.cpp
 
   // Views (no copy).
   Tensor view(Shape shape) const;              // contiguous only; one -1 is inferred

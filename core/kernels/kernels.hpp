@@ -76,6 +76,16 @@ struct Kernels {
   void (*rms_norm)(float* y, const float* x, const float* gamma, size_t n, float eps);
   // Its backward over one row: dx, and dgamma += dy * x * r (summed over rows by the caller)
   void (*rms_norm_backward)(float* dx, float* dgamma, const float* x, const float* dy, const float* gamma, size_t n, float eps);
+  // gemm_nt with B packed ahead, for calls of width / 2 < M <= width rows (a few tokens through
+  // nn.Linear, whose weights math/packed.hpp packs once and keeps); nullptr in the tables without
+  // (scalar, SSE2, WASM). pack_nt writes packed_floats(N, K) floats (64-byte aligned) from B's N
+  // rows of K; gemm_nt_packed computes columns [n0, n1) of gemm_nt's C from them, n0 a multiple of
+  // packed_cols, C and bias pointing at column 0: the same numbers as gemm_nt, bit for bit.
+  size_t packed_cols = 0;
+  size_t (*packed_floats)(size_t N, size_t K) = nullptr;
+  void (*pack_nt)(float* Bp, const float* B, size_t N, size_t K, size_t ldb) = nullptr;
+  void (*gemm_nt_packed)(float* C, const float* A, const float* Bp, const float* bias, size_t M, size_t n0, size_t n1,
+                         size_t K, size_t lda, size_t ldc) = nullptr;
 };
 
 const Kernels& scalar_kernels();

@@ -2,14 +2,20 @@
 // -mfma (xsimd 8.1's avx512f horizontal sum uses a DQ instruction) and only called when the CPU
 // reports AVX-512F and DQ (kernels.cpp). 32 vector registers of 16 floats: the GEMM register
 // tiles are wider than AVX2's (24 accumulators: gemm_nt's packed panels of 3 vectors x 8 columns,
-// gemm_nn's 8 rows x 3 vectors, and 6 rows x 4 vectors for a head dim of 64).
+// gemm_nn's 8 rows x 3 vectors, and 6 rows x 4 vectors for a head dim of 64); 8 rows x 2 vectors
+// (16) on weights packed ahead, for 9 to 16 rows.
 #include "kernels/kernels_simd.hpp"
 namespace attn {
 const Kernels& kernels_avx512() {
   static const Kernels table = [] {
     using Table = simd::K<xsimd::avx512f, 4, 4, 8, 3, 128, false, 6>;
     Kernels k = Table::table("avx512");
-    k.gemm_nt = simd::GemmNtPacked<xsimd::avx512f, 3, 8, 16, 768, Table>::gemm_nt;
+    using G = simd::GemmNtPacked<xsimd::avx512f, 3, 8, 16, 768, Table>;
+    k.gemm_nt = G::gemm_nt;
+    k.packed_cols = G::PN;
+    k.packed_floats = G::packed_floats;
+    k.pack_nt = G::pack_nt;
+    k.gemm_nt_packed = G::gemm_nt_packed;
     return k;
   }();
   return table;

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <limits>
 #include <type_traits>
+#include <utility>
 #include <xsimd/xsimd.hpp>
 #if defined(__AVX512F__)
 #include <immintrin.h>
@@ -687,8 +688,9 @@ struct K {
 // sums: A is packed, MV*W rows at a time, k-major (one vector load gives A[m..m+MV*W)[k]), and
 // each of NR rows of B gives one broadcast float per k, so MV*NR accumulators each hold MV*W
 // outputs of one column and every product goes straight into its lane (the dot-product tiles of
-// K::gemm_nt end each output with a horizontal sum). The weights are read in place, never
-// packed: nothing to cache or invalidate when training changes them. K runs in blocks of at most
+// K::gemm_nt end each output with a horizontal sum). The weights are read in place: nothing to
+// cache or invalidate when training changes them (gemm_nt_packed below, for calls of one vector of
+// rows or less, reads a copy math/packed.hpp keeps). K runs in blocks of at most
 // KC: a packed panel (MV*W x KC floats, on the stack) stays in cache (AVX2's 16 x 256 in L1,
 // AVX-512's 48 x 768 in L2: one pass over a 768-wide K, no partial sums through C, measured
 // faster) while every column tile of B streams past it; each tile goes into C transposed (in
@@ -872,6 +874,11 @@ struct GemmNtPacked {
     for (size_t i = rows; i < P; ++i)
       for (size_t k = k0; k < kc; ++k) Ap[k * P + i] = 0.f;
   }
+  // K's blocks: of equal length (a multiple of 16 but the last), at most KC
+  static size_t block_len(size_t K) {
+    const size_t blocks = (K + KC - 1) / KC;
+    return std::min(KC, ((K + blocks - 1) / blocks + 15) / 16 * 16);
+  }
   static void gemm_nt(float* C, const float* A, const float* Bm, const float* bias, size_t M, size_t N, size_t K,
                       size_t lda, size_t ldb, size_t ldc) {
     constexpr size_t P = MV * W;
@@ -885,8 +892,7 @@ struct GemmNtPacked {
         for (size_t n = 0; n < N; ++n) C[m * ldc + n] = bias ? 0.f + bias[n] : 0.f;
       return;
     }
-    // blocks of equal length (a multiple of 16 but the last), at most KC
-    const size_t blocks = (K + KC - 1) / KC, kb = std::min(KC, ((K + blocks - 1) / blocks + 15) / 16 * 16);
+    const size_t kb = block_len(K);
     for (size_t k0 = 0; k0 < K; k0 += kb) {
       const size_t kc = std::min(kb, K - k0);
       const bool first = k0 == 0, last = k0 + kc == K;
@@ -909,6 +915,95 @@ struct GemmNtPacked {
         pack<MV>(Ap, A + m * lda + k0, rows, kc, lda);
         panel<MV, NR>(C + m * ldc, Ap, Bm + k0, bias, rows, N, kc, ldb, ldc, first, last);
         m += rows;
+      }
+    }
+  }
+
+  // Weights packed ahead (Kernels::pack_nt) for the calls of one vector of rows or less, where the
+  // tile above gets one load of A per multiply-add (one vector of A, a broadcast of B for each):
+  // B's columns in panels of PN = 2 vectors, k-major, so a tile of PR rows x 2 vectors gets 2 loads
+  // and PR broadcasts of A for 2 * PR multiply-adds. AMD EPYC (Zen 5), 16 x 768 x 768, weights
+  // cycled through L3: 232-251 GFLOP/s in place, 266-276 packed (48 rows or more: no gain, so
+  // only these calls use it). The same multiply-adds in the same order as gemm_nt: equal bits.
+  static constexpr size_t PN = 2 * W, PR = W == 16 ? 8 : 6;
+  static size_t packed_floats(size_t N, size_t K) { return (N + PN - 1) / PN * PN * K; }
+  // Bp[(p * K + k) * PN + c] = B[(p * PN + c) * ldb + k], zero columns padding the last panel
+  static void pack_nt(float* Bp, const float* Bm, size_t N, size_t K, size_t ldb) {
+    for (size_t p = 0; p * PN < N; ++p)
+      for (size_t c = 0; c < PN; ++c) {
+        const size_t n = p * PN + c;
+        float* out = Bp + p * K * PN + c;
+        for (size_t k = 0; k < K; ++k) out[k * PN] = n < N ? Bm[n * ldb + k] : 0.f;
+      }
+  }
+  // out[r * PN + c] = sum over kc of Ap[k * PR + r] * Bp[k * PN + c], for the first R rows
+  template <size_t R>
+  static void packed_tile(float* out, const float* Ap, const float* Bp, size_t kc) {
+    B acc[R][2];
+    for (size_t r = 0; r < R; ++r) acc[r][0] = acc[r][1] = B(0.f);
+#pragma GCC unroll 2
+    for (size_t k = 0; k < kc; ++k) {
+      const B b0 = B::load_aligned(Bp + k * PN), b1 = B::load_aligned(Bp + k * PN + W);
+      for (size_t r = 0; r < R; ++r) {
+        const B a(Ap[k * PR + r]);
+        acc[r][0] = madd(a, b0, acc[r][0]);
+        acc[r][1] = madd(a, b1, acc[r][1]);
+      }
+    }
+    for (size_t r = 0; r < R; ++r) {
+      acc[r][0].store_aligned(out + r * PN);
+      acc[r][1].store_aligned(out + r * PN + W);
+    }
+  }
+  // packed_tile for the R rows a block has: PR, or the last block's rest
+  template <size_t... R>
+  static void packed_tile_rows(size_t rows, float* out, const float* Ap, const float* Bp, size_t kc, std::index_sequence<R...>) {
+    ((rows == R + 1 ? packed_tile<R + 1>(out, Ap, Bp, kc) : void()), ...);
+  }
+  // Columns [n0, n1) of gemm_nt(C, A, B, bias, M, N, K, lda, ldb, ldc) from Bp = pack_nt(B), for
+  // W / 2 < M <= W; n0 a multiple of PN. C and bias point at column 0.
+  static void gemm_nt_packed(float* C, const float* A, const float* Bp, const float* bias, size_t M, size_t n0, size_t n1,
+                             size_t K, size_t lda, size_t ldc) {
+    constexpr size_t RB = (W + PR - 1) / PR;  // row blocks
+    alignas(64) float Ap[RB * PR * KC];
+    alignas(64) float buf[PR * PN];
+    if (K == 0) {
+      for (size_t m = 0; m < M; ++m)
+        for (size_t n = n0; n < n1; ++n) C[m * ldc + n] = bias ? 0.f + bias[n] : 0.f;
+      return;
+    }
+    const size_t kb = block_len(K), blocks = (M + PR - 1) / PR;
+    for (size_t k0 = 0; k0 < K; k0 += kb) {
+      const size_t kc = std::min(kb, K - k0);
+      const bool first = k0 == 0, last = k0 + kc == K;
+      for (size_t rb = 0; rb < blocks; ++rb)
+        for (size_t k = 0; k < kc; ++k)
+          for (size_t r = 0; r < PR; ++r) {
+            const size_t m = rb * PR + r;
+            Ap[(rb * kc + k) * PR + r] = m < M ? A[m * lda + k0 + k] : 0.f;
+          }
+      for (size_t n = n0; n < n1; n += PN) {
+        const float* panel = Bp + (n / PN * K + k0) * PN;
+        const size_t cols = std::min(PN, n1 - n);
+        for (size_t rb = 0; rb < blocks; ++rb) {
+          const size_t rows = std::min(PR, M - rb * PR);
+          packed_tile_rows(rows, buf, Ap + rb * kc * PR, panel, kc, std::make_index_sequence<PR>());
+          for (size_t r = 0; r < rows; ++r) {
+            float* c = C + (rb * PR + r) * ldc + n;
+            const float* s = buf + r * PN;
+            size_t j = 0;
+            for (; j + W <= cols; j += W) {  // as put(): (C + s) + bias, the same bits
+              B v = B::load_aligned(s + j);
+              if (!first) v = B::load_unaligned(c + j) + v;
+              if (last && bias) v = v + B::load_unaligned(bias + n + j);
+              v.store_unaligned(c + j);
+            }
+            for (; j < cols; ++j) {
+              const float v = first ? s[j] : c[j] + s[j];
+              c[j] = last && bias ? v + bias[n + j] : v;
+            }
+          }
+        }
       }
     }
   }

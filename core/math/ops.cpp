@@ -10,6 +10,7 @@
 #include "base/error.hpp"
 #include "base/threads.hpp"
 #include "kernels/kernels.hpp"
+#include "math/packed.hpp"
 
 namespace attn {
 
@@ -53,6 +54,18 @@ Tensor linear(const Tensor& x_, const Tensor& weight, const Tensor& bias) {
   const Kernels& k = kernels();
   const float* bp = b.defined() ? b.data() : nullptr;
   const double work = double(R) * double(OC) * double(IC);
+  // More than half a vector of rows and at most one: the weights packed ahead where the table can
+  // (math/packed.hpp), the columns across the threads as below (kGemmRows a multiple of the
+  // packed panels' width: tests/native/test_kernels.cpp): the same numbers as gemm_nt's, bit for bit.
+#if !defined(__EMSCRIPTEN__)
+  if (k.gemm_nt_packed && u(R) > k.width / 2 && u(R) <= k.width)
+    if (const std::shared_ptr<const float> packed = packed_weights(w, k)) {
+      parallel_for(u(OC), kGemmRows, [&](size_t c0, size_t c1) {
+        k.gemm_nt_packed(out.data(), x.data(), packed.get(), bp, u(R), c0, c1, u(IC), u(IC), u(OC));
+      }, work);
+      return out;
+    }
+#endif
   if (u(R) >= 2 * kGemmRows) {
     parallel_for(u(R), kGemmRows, [&](size_t r0, size_t r1) {
       k.gemm_nt(out.data() + r0 * u(OC), x.data() + r0 * u(IC), w.data(), bp, r1 - r0, u(OC), u(IC), u(IC), u(IC), u(OC));

@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "base/error.hpp"
+#include "math/packed.hpp"
 
 namespace attn {
 
@@ -27,6 +28,7 @@ void Optimizer::step(const std::vector<Tensor>& grads) {
     if (spec_.name == "SGD") sgd(i, g);
     else adam(i, g);
   }
+  weights_changed();  // the copies math/packed.hpp made of the old values are out of date
 }
 
 void Optimizer::sgd(size_t i, const Tensor& g) {

@@ -349,6 +349,81 @@ TEST_CASE("gemm_nt gives a row the same numbers wherever it falls in a call of m
   }
 }
 
+TEST_CASE("gemm_nt_packed gives gemm_nt's numbers bit for bit from weights packed ahead, over any column range", "[kernels]") {
+  EACH_SIMD_TABLE();
+  if (!V().pack_nt) {
+    REQUIRE(V().gemm_nt_packed == nullptr);
+    return;  // SSE2: no packed kernels
+  }
+  const size_t W = V().width, PC = V().packed_cols;
+  REQUIRE(PC % W == 0);
+  REQUIRE(attn::kGemmRows % PC == 0);  // linear()'s column chunks start on a packed panel
+  for (size_t K : {0, 7, 64, 300, 800, 1030}) for (size_t N : {5, 29, 64, 100}) for (size_t M = W / 2 + 1; M <= W; ++M) {
+    const size_t ldc = N + 3;
+    auto A = random_vector(M * (K + 2), 40), Bm = random_vector(N * K + 1, 41), bias = random_vector(N, 42);
+    std::vector<float> Bp(V().packed_floats(N, K) + 16);
+    float* bp = Bp.data() + (16 - reinterpret_cast<uintptr_t>(Bp.data()) / 4 % 16) % 16;  // 64-byte aligned
+    V().pack_nt(bp, Bm.data(), N, K, K);
+    for (const float* b : {static_cast<const float*>(bias.data()), static_cast<const float*>(nullptr)}) {
+      std::vector<float> ref(M * ldc, 7.f), got(M * ldc, 7.f);
+      V().gemm_nt(ref.data(), A.data(), Bm.data(), b, M, N, K, K + 2, K, ldc);
+      // the whole width in one call, then split where threads split it (at multiples of PC)
+      V().gemm_nt_packed(got.data(), A.data(), bp, b, M, 0, N, K, K + 2, ldc);
+      INFO("M K N = " << M << " " << K << " " << N << (b ? " with bias" : ""));
+      CHECK(got == ref);
+      std::fill(got.begin(), got.end(), 7.f);
+      for (size_t n0 = 0; n0 < N; n0 += PC) V().gemm_nt_packed(got.data(), A.data(), bp, b, M, n0, std::min(N, n0 + PC), K, K + 2, ldc);
+      CHECK(got == ref);
+    }
+  }
+}
+
+TEST_CASE("linear packs a weight at its second use and drops the copy after weights_changed(): the same numbers throughout", "[kernels][ops]") {
+  EACH_SIMD_TABLE();
+  attn::set_simd_kernels(g_table);
+  const int64_t R = static_cast<int64_t>(V().width), IC = 70, OC = 150;  // one vector of rows
+  attn::Tensor x = attn::Tensor::from({1, R, IC}, random_vector(static_cast<size_t>(R * IC), 50));
+  attn::Tensor w = attn::Tensor::from({OC, IC}, random_vector(static_cast<size_t>(OC * IC), 51));
+  attn::Tensor b = attn::Tensor::from({OC}, random_vector(static_cast<size_t>(OC), 52));
+  const auto in_place = [&] {  // gemm_nt on the weights as they are now
+    std::vector<float> y(static_cast<size_t>(R * OC));
+    V().gemm_nt(y.data(), x.data(), w.data(), b.data(), static_cast<size_t>(R), OC, IC, IC, IC, OC);
+    return y;
+  };
+  const std::vector<float> first = attn::linear(x, w, b).to_vector();
+  CHECK(first == in_place());
+  CHECK(attn::linear(x, w, b).to_vector() == first);  // the second use packs
+  const bool packs = V().pack_nt != nullptr;
+  CHECK((attn::packed_weights(w, V()) != nullptr) == packs);
+  CHECK(attn::linear(x, w, b).to_vector() == first);
+  // written in place: the copy is dropped, the next uses read the new values
+  w.data()[3 * IC + 5] += 1.f;
+  attn::weights_changed();
+  CHECK(attn::packed_weights(w, V()) == nullptr);
+  const std::vector<float> changed = attn::linear(x, w, b).to_vector();
+  CHECK(changed == in_place());
+  CHECK(changed != first);
+  CHECK(attn::linear(x, w, b).to_vector() == changed);
+  CHECK((attn::packed_weights(w, V()) != nullptr) == packs);
+  // another tensor of the same shape, maybe in the same buffer: its own numbers
+  w = attn::Tensor::from({OC, IC}, random_vector(static_cast<size_t>(OC * IC), 53));
+  for (int use = 0; use < 3; ++use) CHECK(attn::linear(x, w, b).to_vector() == in_place());
+  // a slice of a fused weight (rows 50 to 149 of a 3-way in_proj_weight) is packed on its own
+  attn::Tensor fused = attn::Tensor::from({3 * OC, IC}, random_vector(static_cast<size_t>(3 * OC * IC), 54));
+  for (int64_t part = 0; part < 3; ++part) {
+    w = fused.slice(0, part * OC, (part + 1) * OC);
+    const std::vector<float> y = in_place();
+    for (int use = 0; use < 3; ++use) CHECK(attn::linear(x, w, b).to_vector() == y);
+  }
+#if defined(ATTN_CHECK_PACKED)
+  if (packs) {  // a write without weights_changed() is caught at the next use
+    w.data()[0] += 1.f;
+    CHECK_THROWS_WITH(attn::linear(x, w, b), Catch::Contains("changed after it was packed"));
+  }
+#endif
+  attn::set_simd_kernels(nullptr);
+}
+
 TEST_CASE("gemm_nt of one row (a decode step's far rows) gives the numbers of that row in a call of 3", "[kernels]") {
   // One row sums each output as the dot-product tiles do (kernels_simd.hpp K::gemm_nt), its rows
   // taken N / S apart: every output once, at its place, with its bias; the rest when N % S != 0.
