@@ -922,9 +922,10 @@ struct GemmNtPacked {
   // Weights packed ahead (Kernels::pack_nt) for the calls of one vector of rows or less, where the
   // tile above gets one load of A per multiply-add (one vector of A, a broadcast of B for each):
   // B's columns in panels of PN = 2 vectors, k-major, so a tile of PR rows x 2 vectors gets 2 loads
-  // and PR broadcasts of A for 2 * PR multiply-adds. AMD EPYC (Zen 5), 16 x 768 x 768, weights
-  // cycled through L3: 232-251 GFLOP/s in place, 266-276 packed (48 rows or more: no gain, so
-  // only these calls use it). The same multiply-adds in the same order as gemm_nt: equal bits.
+  // and PR broadcasts of A (read in place: packing it too cost 1-2 %) for 2 * PR multiply-adds.
+  // AMD EPYC (Zen 5), 16 x 768 x 768, weights cycled through L3: 232-251 GFLOP/s in place, 266-276
+  // packed (48 rows or more: no gain, so only these calls use it). The same multiply-adds in the
+  // same order as gemm_nt: equal bits.
   static constexpr size_t PN = 2 * W, PR = W == 16 ? 8 : 6;
   static size_t packed_floats(size_t N, size_t K) { return (N + PN - 1) / PN * PN * K; }
   // Bp[(p * K + k) * PN + c] = B[(p * PN + c) * ldb + k], zero columns padding the last panel
@@ -936,19 +937,24 @@ struct GemmNtPacked {
         for (size_t k = 0; k < K; ++k) out[k * PN] = n < N ? Bm[n * ldb + k] : 0.f;
       }
   }
-  // out[r * PN + c] = sum over kc of Ap[k * PR + r] * Bp[k * PN + c], for the first R rows
+  // out[r * PN + c] = sum over kc of A[r * lda + k] * Bp[k * PN + c], for R rows of A read in
+  // place: one pointer per group of 4 rows stepping along k, each row 0, 1, 2 or 3 times lda from it
   template <size_t R>
-  static void packed_tile(float* out, const float* Ap, const float* Bp, size_t kc) {
+  static void packed_tile(float* out, const float* A, size_t lda, const float* Bp, size_t kc) {
     B acc[R][2];
     for (size_t r = 0; r < R; ++r) acc[r][0] = acc[r][1] = B(0.f);
+    const float* gp[(R + 3) / 4];
+    for (size_t g = 0; g < (R + 3) / 4; ++g) gp[g] = A + 4 * g * lda;
+    const size_t off[4] = {0, lda, 2 * lda, 3 * lda};
 #pragma GCC unroll 2
     for (size_t k = 0; k < kc; ++k) {
       const B b0 = B::load_aligned(Bp + k * PN), b1 = B::load_aligned(Bp + k * PN + W);
       for (size_t r = 0; r < R; ++r) {
-        const B a(Ap[k * PR + r]);
+        const B a(gp[r / 4][off[r % 4]]);
         acc[r][0] = madd(a, b0, acc[r][0]);
         acc[r][1] = madd(a, b1, acc[r][1]);
       }
+      for (size_t g = 0; g < (R + 3) / 4; ++g) ++gp[g];
     }
     for (size_t r = 0; r < R; ++r) {
       acc[r][0].store_aligned(out + r * PN);
@@ -957,15 +963,14 @@ struct GemmNtPacked {
   }
   // packed_tile for the R rows a block has: PR, or the last block's rest
   template <size_t... R>
-  static void packed_tile_rows(size_t rows, float* out, const float* Ap, const float* Bp, size_t kc, std::index_sequence<R...>) {
-    ((rows == R + 1 ? packed_tile<R + 1>(out, Ap, Bp, kc) : void()), ...);
+  static void packed_tile_rows(size_t rows, float* out, const float* A, size_t lda, const float* Bp, size_t kc,
+                               std::index_sequence<R...>) {
+    ((rows == R + 1 ? packed_tile<R + 1>(out, A, lda, Bp, kc) : void()), ...);
   }
   // Columns [n0, n1) of gemm_nt(C, A, B, bias, M, N, K, lda, ldb, ldc) from Bp = pack_nt(B), for
   // W / 2 < M <= W; n0 a multiple of PN. C and bias point at column 0.
   static void gemm_nt_packed(float* C, const float* A, const float* Bp, const float* bias, size_t M, size_t n0, size_t n1,
                              size_t K, size_t lda, size_t ldc) {
-    constexpr size_t RB = (W + PR - 1) / PR;  // row blocks
-    alignas(64) float Ap[RB * PR * KC];
     alignas(64) float buf[PR * PN];
     if (K == 0) {
       for (size_t m = 0; m < M; ++m)
@@ -976,18 +981,12 @@ struct GemmNtPacked {
     for (size_t k0 = 0; k0 < K; k0 += kb) {
       const size_t kc = std::min(kb, K - k0);
       const bool first = k0 == 0, last = k0 + kc == K;
-      for (size_t rb = 0; rb < blocks; ++rb)
-        for (size_t k = 0; k < kc; ++k)
-          for (size_t r = 0; r < PR; ++r) {
-            const size_t m = rb * PR + r;
-            Ap[(rb * kc + k) * PR + r] = m < M ? A[m * lda + k0 + k] : 0.f;
-          }
       for (size_t n = n0; n < n1; n += PN) {
         const float* panel = Bp + (n / PN * K + k0) * PN;
         const size_t cols = std::min(PN, n1 - n);
         for (size_t rb = 0; rb < blocks; ++rb) {
           const size_t rows = std::min(PR, M - rb * PR);
-          packed_tile_rows(rows, buf, Ap + rb * kc * PR, panel, kc, std::make_index_sequence<PR>());
+          packed_tile_rows(rows, buf, A + rb * PR * lda + k0, lda, panel, kc, std::make_index_sequence<PR>());
           for (size_t r = 0; r < rows; ++r) {
             float* c = C + (rb * PR + r) * ldc + n;
             const float* s = buf + r * PN;
