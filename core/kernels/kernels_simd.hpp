@@ -874,6 +874,11 @@ struct GemmNtPacked {
     for (size_t i = rows; i < P; ++i)
       for (size_t k = k0; k < kc; ++k) Ap[k * P + i] = 0.f;
   }
+  // K = 0: C = 0 + bias (or 0) in rows [0, M), columns [n0, n1)
+  static void empty_sums(float* C, const float* bias, size_t M, size_t n0, size_t n1, size_t ldc) {
+    for (size_t m = 0; m < M; ++m)
+      for (size_t n = n0; n < n1; ++n) C[m * ldc + n] = bias ? 0.f + bias[n] : 0.f;
+  }
   // K's blocks: of equal length (a multiple of 16 but the last), at most KC
   static size_t block_len(size_t K) {
     const size_t blocks = (K + KC - 1) / KC;
@@ -887,11 +892,7 @@ struct GemmNtPacked {
       return;
     }
     alignas(64) float Ap[P * KC];
-    if (K == 0) {
-      for (size_t m = 0; m < M; ++m)
-        for (size_t n = 0; n < N; ++n) C[m * ldc + n] = bias ? 0.f + bias[n] : 0.f;
-      return;
-    }
+    if (K == 0) return empty_sums(C, bias, M, 0, N, ldc);
     const size_t kb = block_len(K);
     for (size_t k0 = 0; k0 < K; k0 += kb) {
       const size_t kc = std::min(kb, K - k0);
@@ -937,46 +938,20 @@ struct GemmNtPacked {
         for (size_t k = 0; k < K; ++k) out[k * PN] = n < N ? Bm[n * ldb + k] : 0.f;
       }
   }
-  // out[r * PN + c] = sum over kc of A[r * lda + k] * Bp[k * PN + c], for R rows of A read in
-  // place: one pointer per group of 4 rows stepping along k, each row 0, 1, 2 or 3 times lda from it
-  template <size_t R>
-  static void packed_tile(float* out, const float* A, size_t lda, const float* Bp, size_t kc) {
-    B acc[R][2];
-    for (size_t r = 0; r < R; ++r) acc[r][0] = acc[r][1] = B(0.f);
-    const float* gp[(R + 3) / 4];
-    for (size_t g = 0; g < (R + 3) / 4; ++g) gp[g] = A + 4 * g * lda;
-    const size_t off[4] = {0, lda, 2 * lda, 3 * lda};
-#pragma GCC unroll 2
-    for (size_t k = 0; k < kc; ++k) {
-      const B b0 = B::load_aligned(Bp + k * PN), b1 = B::load_aligned(Bp + k * PN + W);
-      for (size_t r = 0; r < R; ++r) {
-        const B a(gp[r / 4][off[r % 4]]);
-        acc[r][0] = madd(a, b0, acc[r][0]);
-        acc[r][1] = madd(a, b1, acc[r][1]);
-      }
-      for (size_t g = 0; g < (R + 3) / 4; ++g) ++gp[g];
-    }
-    for (size_t r = 0; r < R; ++r) {
-      acc[r][0].store_aligned(out + r * PN);
-      acc[r][1].store_aligned(out + r * PN + W);
-    }
-  }
-  // packed_tile for the R rows a block has: PR, or the last block's rest
+  // tile() with the roles swapped, for the R rows a block has (PR, or the last block's rest): the
+  // 2 vectors of packed B as its packed panel, R rows of A read in place as its broadcast rows, so
+  // buf[r * PN + c] = sum over kc of A[r * lda + k] * Bp[k * PN + c] (products commute: the same bits)
   template <size_t... R>
-  static void packed_tile_rows(size_t rows, float* out, const float* A, size_t lda, const float* Bp, size_t kc,
-                               std::index_sequence<R...>) {
-    ((rows == R + 1 ? packed_tile<R + 1>(out, A, lda, Bp, kc) : void()), ...);
+  static void packed_tile(size_t rows, float* buf, const float* A, size_t lda, const float* Bp, size_t kc,
+                          std::index_sequence<R...>) {
+    ((rows == R + 1 ? tile<2, R + 1>(buf, Bp, A, kc, lda) : void()), ...);
   }
   // Columns [n0, n1) of gemm_nt(C, A, B, bias, M, N, K, lda, ldb, ldc) from Bp = pack_nt(B), for
   // W / 2 < M <= W; n0 a multiple of PN. C and bias point at column 0.
   static void gemm_nt_packed(float* C, const float* A, const float* Bp, const float* bias, size_t M, size_t n0, size_t n1,
                              size_t K, size_t lda, size_t ldc) {
     alignas(64) float buf[PR * PN];
-    if (K == 0) {
-      for (size_t m = 0; m < M; ++m)
-        for (size_t n = n0; n < n1; ++n) C[m * ldc + n] = bias ? 0.f + bias[n] : 0.f;
-      return;
-    }
+    if (K == 0) return empty_sums(C, bias, M, n0, n1, ldc);
     const size_t kb = block_len(K), blocks = (M + PR - 1) / PR;
     for (size_t k0 = 0; k0 < K; k0 += kb) {
       const size_t kc = std::min(kb, K - k0);
@@ -986,7 +961,7 @@ struct GemmNtPacked {
         const size_t cols = std::min(PN, n1 - n);
         for (size_t rb = 0; rb < blocks; ++rb) {
           const size_t rows = std::min(PR, M - rb * PR);
-          packed_tile_rows(rows, buf, A + rb * PR * lda + k0, lda, panel, kc, std::make_index_sequence<PR>());
+          packed_tile(rows, buf, A + rb * PR * lda + k0, lda, panel, kc, std::make_index_sequence<PR>());
           for (size_t r = 0; r < rows; ++r) {
             float* c = C + (rb * PR + r) * ldc + n;
             const float* s = buf + r * PN;

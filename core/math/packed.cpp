@@ -26,8 +26,8 @@ struct Entry {
   int64_t rows, cols;
   const Kernels* table;
   uint64_t writes;  // g_writes when last seen
-  size_t bytes = 0;
   std::shared_ptr<float> packed;  // from its second use
+  size_t bytes() const { return table->packed_floats(static_cast<size_t>(rows), static_cast<size_t>(cols)) * sizeof(float); }
 };
 
 struct Cache {
@@ -36,8 +36,7 @@ struct Cache {
   size_t bytes = 0;
 
   void drop_packed(Entry& e) {
-    bytes -= e.bytes;
-    e.bytes = 0;
+    if (e.packed) bytes -= e.bytes();
     e.packed.reset();
   }
   // entries whose tensors are gone
@@ -85,7 +84,7 @@ std::shared_ptr<const float> packed_weights(const Tensor& w, const Kernels& k) {
   Entry* e = find();
   if (!e) {  // its first use; the copies of tensors gone since are freed here
     c.drop_expired();
-    if (c.entries.size() < kEntries) c.entries.push_back(Entry{w.storage(), w.data(), w.size(0), w.size(1), &k, writes, 0, nullptr});
+    if (c.entries.size() < kEntries) c.entries.push_back(Entry{w.storage(), w.data(), w.size(0), w.size(1), &k, writes, nullptr});
     return nullptr;
   }
   if (e->writes != writes) {  // written since: a first use again
@@ -93,9 +92,8 @@ std::shared_ptr<const float> packed_weights(const Tensor& w, const Kernels& k) {
     e->writes = writes;
     return nullptr;
   }
-  const size_t floats = k.packed_floats(static_cast<size_t>(w.size(0)), static_cast<size_t>(w.size(1)));
+  const size_t bytes = e->bytes(), floats = bytes / sizeof(float);
   if (!e->packed) {
-    const size_t bytes = floats * sizeof(float);
     if (c.bytes + bytes > kPackedBytes) {
       c.drop_expired();  // may move the entries (never this one, whose tensor lives)
       e = find();
@@ -103,7 +101,6 @@ std::shared_ptr<const float> packed_weights(const Tensor& w, const Kernels& k) {
     }
     e->packed = pack(w, k, floats);
     if (!e->packed) return nullptr;
-    e->bytes = bytes;
     c.bytes += bytes;
   }
 #if defined(ATTN_CHECK_PACKED)
