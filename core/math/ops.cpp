@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <cstring>
 
+#include "base/build.hpp"
 #include "base/error.hpp"
 #include "base/threads.hpp"
 #include "kernels/kernels.hpp"
@@ -123,13 +124,20 @@ Tensor matmul(const Tensor& a_, const Tensor& b) {
   return out;
 }
 
-Tensor attention_heads(const Tensor& q_, const Tensor& k_, const Tensor& v_, int64_t H, float scale, Tensor* weights) {
-  if (q_.dim() != 3 || k_.dim() != 3 || v_.dim() != 3 || k_.shape() != v_.shape() || q_.size(0) != k_.size(0) ||
-      q_.size(2) != k_.size(2) || H <= 0 || q_.size(2) % H != 0)
+Tensor attention_heads(const Tensor& q_, const Tensor& k_, const Tensor& v_, int64_t H, const ScoreRule& rule, Tensor* weights) {
+  // D per head; Hk key/value heads: as many as query heads, or (grouped, where pretrained models
+  // are built) a divisor of them
+  const int64_t D = H > 0 && q_.dim() == 3 ? q_.size(2) / H : 0, Hk = !kPretrained ? H : D > 0 && k_.dim() == 3 ? k_.size(2) / D : 0;
+  if (q_.dim() != 3 || k_.dim() != 3 || v_.dim() != 3 || k_.shape() != v_.shape() || q_.size(0) != k_.size(0) || D <= 0 ||
+      q_.size(2) != H * D || Hk <= 0 || k_.size(2) != Hk * D || H % Hk != 0)
     fail("attention_heads: q ", shape_str(q_.shape()), ", k ", shape_str(k_.shape()), ", v ", shape_str(v_.shape()),
-         " must be (B,T,H*D), (B,S,H*D), (B,S,H*D) with H (", H, ") dividing the last dimension");
+         " must be (B,T,H*D), (B,S,Hk*D), (B,S,Hk*D) with H (", H, ") dividing the last dimension and Hk dividing H");
   const Tensor q = q_.contiguous(), k = k_.contiguous(), v = v_.contiguous();
-  const int64_t B = q.size(0), T = q.size(1), C = q.size(2), S = k.size(1), D = C / H;
+  const int64_t B = q.size(0), T = q.size(1), C = q.size(2), S = k.size(1), Ck = k.size(2);
+  // Builds without pretrained models (the page's first view) call it from seed 000 only (divided,
+  // no mask; attention_spec.hpp): the rest compiled out keeps them small.
+  const bool causal = kPretrained && rule.causal, divide = !kPretrained || rule.divide;
+  const int64_t group = H / Hk;
   Tensor out = Tensor::empty({B, T, C});
   if (weights) *weights = Tensor::empty({B, H, T, S});
   // Query rows per block: a block's scores (TB x S) stay in cache from the QK^T product through
@@ -152,36 +160,45 @@ Tensor attention_heads(const Tensor& q_, const Tensor& k_, const Tensor& v_, int
   // x / scale is x * (1 / scale) to the bit when scale is a power of two (sqrt of head dims 4, 16,
   // 64, 256): a multiply then, a division otherwise
   int scale_exp = 0;
-  const bool exact_inverse = std::frexp(scale, &scale_exp) == 0.5f && std::isnormal(1.f / scale);
+  const bool exact_inverse = std::frexp(rule.scale, &scale_exp) == 0.5f && std::isnormal(1.f / rule.scale);
+  // The keys a block computes: all S, or for a causal block those up to its last row's (ops.hpp):
+  // the masked keys past them add +0 to every sum. A block ends on a multiple of TB, itself a
+  // multiple of the softmax's stride of two vectors (32 floats at most), so every key before the
+  // end meets the same partial sum as in the whole row.
+  static_assert(TB % 32 == 0, "a causal block's keys end on the softmax's stride");
+  const bool stop_early = causal && !weights && std::isinf(rule.fill) && rule.fill < 0;
+  const auto keys = [&](int64_t t_end) { return stop_early ? std::min(S, t_end) : S; };
   // One head of one batch entry, with its buffers: K^T (kt), the values (vh), a block's scores.
   const auto head = [&](int64_t b, int64_t h, float* kt, float* vh, float* scores) {
-    // K.transpose(-2, -1) of this head, packed (D x S) as matmul packs it; 16 keys at a time, so
-    // each row of kt is written a cache line at a time while those keys' rows stay in L1
-    const float* kp = k.data() + b * S * C + h * D;
+    // K.transpose(-2, -1) of this head's key head, packed (D x S) as matmul packs it; 16 keys at a
+    // time, so each row of kt is written a cache line at a time while those keys' rows stay in L1
+    const float* kp = k.data() + b * S * Ck + h / group * D;
     for (int64_t s0 = 0; s0 < S; s0 += 16) {
       const int64_t s1 = std::min(S, s0 + 16);
       for (int64_t d = 0; d < D; ++d)
-        for (int64_t s = s0; s < s1; ++s) kt[d * LK + s] = kp[s * C + d];
+        for (int64_t s = s0; s < s1; ++s) kt[d * LK + s] = kp[s * Ck + d];
     }
-    const float* vp = v.data() + b * S * C + h * D;
-    for (int64_t s = 0; s < S; ++s) std::memcpy(vh + s * D, vp + s * C, u(D) * sizeof(float));
+    const float* vp = v.data() + b * S * Ck + h / group * D;
+    for (int64_t s = 0; s < S; ++s) std::memcpy(vh + s * D, vp + s * Ck, u(D) * sizeof(float));
     for (int64_t t0 = 0; t0 < T; t0 += TB) {
-      const int64_t tb = std::min(TB, T - t0);
-      kern.gemm_nn(scores, q.data() + (b * T + t0) * C + h * D, kt, u(tb), u(Sp), u(D), u(C), u(LK), u(Sp));
-      float* sc = scores;  // tb rows of Sp: S scores, then padding that nothing below reads
-      // row by row, each scaled just before its softmax reads it (from L1: at S = 4096 the block
-      // of scores is L2's size)
+      const int64_t tb = std::min(TB, T - t0), n = keys(t0 + tb);
+      kern.gemm_nn(scores, q.data() + (b * T + t0) * C + h * D, kt, u(tb), u((n + vw - 1) / vw * vw), u(D), u(C), u(LK), u(Sp));
+      float* sc = scores;  // tb rows of Sp: n scores, then padding that nothing below reads
+      // row by row, each scaled (and masked) just before its softmax reads it (from L1: at S = 4096
+      // the block of scores is L2's size)
       for (int64_t r = 0; r < tb; ++r) {
         float* row = sc + r * Sp;
-        if (exact_inverse) kern.scale(row, 1.f / scale, u(S));
+        if (!divide) kern.scale(row, rule.scale, u(n));
+        else if (exact_inverse) kern.scale(row, 1.f / rule.scale, u(n));
         else
-          for (int64_t i = 0; i < S; ++i) row[i] /= scale;  // divided, as div_scalar (not * 1/scale)
-        kern.softmax(row, u(S));
+          for (int64_t i = 0; i < n; ++i) row[i] /= rule.scale;  // divided, as div_scalar (not * 1/scale)
+        if (causal) std::fill(row + std::min(n, t0 + r + 1), row + n, rule.fill);  // key j > query t
+        kern.softmax(row, u(n));
       }
       if (weights)
         for (int64_t r = 0; r < tb; ++r)
           std::memcpy(weights->data() + ((b * H + h) * T + t0 + r) * S, sc + r * Sp, u(S) * sizeof(float));
-      kern.gemm_nn(out.data() + (b * T + t0) * C + h * D, sc, vh, u(tb), u(D), u(S), u(Sp), u(D), u(C));
+      kern.gemm_nn(out.data() + (b * T + t0) * C + h * D, sc, vh, u(tb), u(D), u(n), u(Sp), u(D), u(C));
     }
   };
   // The (batch, head) pairs across the threads, each chunk with its own buffers (one buffer for
@@ -193,7 +210,7 @@ Tensor attention_heads(const Tensor& q_, const Tensor& k_, const Tensor& v_, int
     float* const vh = kt + line(D * LK);
     float* const scores = vh + line(S * D);
     for (size_t pair = p0; pair < p1; ++pair) head(static_cast<int64_t>(pair) / H, static_cast<int64_t>(pair) % H, kt, vh, scores);
-  }, 2.0 * double(B) * double(T) * double(S) * double(C));
+  }, (stop_early ? 1.0 : 2.0) * double(B) * double(T) * double(S) * double(C));
   return out;
 }
 

@@ -2,6 +2,7 @@
 // runs on the scalar reference or on SIMD by the same code path. Shape letters as in
 // attention.hpp: B batch, T query length, S key length, C d_model, H heads, D head dim.
 #pragma once
+#include <cmath>
 #include <cstddef>
 #include <vector>
 
@@ -21,13 +22,32 @@ Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias);
 // is read in place: each output is then a dot product of two contiguous rows.
 Tensor matmul(const Tensor& a, const Tensor& b);
 
+// How the scores are scaled and masked, as the module's unfused lines do: scores / scale (divide)
+// or scores * scale, then, when causal, masked_fill(key j > query t, fill) (causal_mask).
+struct ScoreRule {
+  float scale = 1.f;
+  bool divide = true;
+  bool causal = false;
+  float fill = -INFINITY;
+};
 // Multi-head attention without the (B,H,T,S) tensors, blocked over query rows: for each head,
-//   scores = matmul(Q, K.transpose(-2, -1)) / scale; weights = softmax(scores); out = matmul(weights, V)
+//   scores = matmul(Q, K.transpose(-2, -1)) / scale (or * scale, then masked: ScoreRule);
+//   weights = softmax(scores); out = matmul(weights, V)
 // with the kernels the unfused ops use, in the same order, so the numbers equal theirs bit for bit.
-// q: (B,T,H*D), k and v: (B,S,H*D), heads as column blocks (the projections' outputs, as seed
-// 000's view/transpose reads them) -> (B,T,H*D), the heads already merged. weights: when given,
-// filled with softmax(scores), (B,H,T,S). No mask.
-Tensor attention_heads(const Tensor& q, const Tensor& k, const Tensor& v, int64_t H, float scale, Tensor* weights = nullptr);
+// q: (B,T,H*D), k and v: (B,S,Hk*D), heads as column blocks (the projections' outputs, as the
+// seeds' view/transpose reads them), Hk dividing H: query head h reads key and value head
+// h / (H / Hk), as repeat_kv -> (B,T,H*D), the heads already merged. weights: when given, filled
+// with softmax(scores), (B,H,T,S). Causal with a fill of -inf and no weights asked for: a block of
+// query rows stops at the last key its last row sees (the keys past it are e^-inf = +0 in the
+// softmax's sums and in the product with V: the same bits as the whole row;
+// tests/native/test_attention_heads.cpp checks it on every table).
+Tensor attention_heads(const Tensor& q, const Tensor& k, const Tensor& v, int64_t H, const ScoreRule& rule, Tensor* weights = nullptr);
+// Seed 000's: divided by scale, no mask.
+inline Tensor attention_heads(const Tensor& q, const Tensor& k, const Tensor& v, int64_t H, float scale, Tensor* weights = nullptr) {
+  ScoreRule rule;
+  rule.scale = scale;
+  return attention_heads(q, k, v, H, rule, weights);
+}
 
 // Stable softmax over the last dimension; a row that is entirely -inf gives zeros.
 Tensor softmax(const Tensor& x);

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "base/build.hpp"
 #include "tape/graph.hpp"
 
 namespace attn {
@@ -56,6 +57,18 @@ Var scale_scores(Context& ctx, const Var& scores, const AttentionSpec& spec);
 // The block's scores masked: by its causal triangle when spec.causal, else by the mask input (when
 // given) under the spec's rule; masked cells become spec.fill.
 Var mask_scores(Context& ctx, const Var& scores, const AttentionSpec& spec, const Tensor& mask);
+// Whether a causal block's attention may run in one pass (causal_heads): nothing traced or
+// differentiated, no intervention, no dropout, no window or ALiBi, the weights not asked for -- generation's
+// prefill, a forward read for its output alone. Builds without pretrained models (the page's first
+// view) keep the unfused lines only.
+inline bool fuses_causal(const Context& ctx, const AttentionSpec& spec, const Var* weights) {
+  return kPretrained && spec.causal && spec.window == 0 && !spec.alibi && !weights && !ctx.recording() && !(kInterp && ctx.interventions) &&
+         !(ctx.train && spec.dropout > 0.f);
+}
+// q (B,H,T,D), k and v (B,Hk,T,D) -> (B,T,H*D), the heads merged: the numbers of scale_scores,
+// mask_scores, softmax, the product with v and merge_heads, to the bit (ops.hpp, attention_heads),
+// without the (B,H,T,T) tensors. Nothing recorded.
+Var causal_heads(const Var& q, const Var& k, const Var& v, const AttentionSpec& spec);
 // The spec as JSON (core/SCENARIO.md, "Attention"); numbers omitted when heads == 0 (module table).
 std::string attention_spec_json(const AttentionSpec& spec);
 
