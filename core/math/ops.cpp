@@ -125,19 +125,24 @@ Tensor matmul(const Tensor& a_, const Tensor& b) {
 }
 
 Tensor attention_heads(const Tensor& q_, const Tensor& k_, const Tensor& v_, int64_t H, const ScoreRule& rule, Tensor* weights) {
-  // D per head; Hk key/value heads: as many as query heads, or (grouped, where pretrained models
-  // are built) a divisor of them
-  const int64_t D = H > 0 && q_.dim() == 3 ? q_.size(2) / H : 0, Hk = !kPretrained ? H : D > 0 && k_.dim() == 3 ? k_.size(2) / D : 0;
-  if (q_.dim() != 3 || k_.dim() != 3 || v_.dim() != 3 || k_.shape() != v_.shape() || q_.size(0) != k_.size(0) || D <= 0 ||
-      q_.size(2) != H * D || Hk <= 0 || k_.size(2) != Hk * D || H % Hk != 0)
+  const bool shapes = q_.dim() == 3 && k_.dim() == 3 && v_.dim() == 3 && k_.shape() == v_.shape() && q_.size(0) == k_.size(0) &&
+                      H > 0 && q_.size(2) % H == 0;
+  // Hk key/value heads: as many as query heads, or (grouped, where pretrained models are built) a
+  // divisor of them. Builds without them (the page's first view) call it from seed 000 only
+  // (divided, no mask, as many kv heads as heads; attention_spec.hpp): what they need compiled alone.
+  const int64_t D = shapes ? q_.size(2) / H : 0, Hk = kPretrained && D > 0 ? k_.size(2) / D : H;
+  if constexpr (kPretrained) {
+    if (!shapes || D == 0 || Hk == 0 || k_.size(2) != Hk * D || H % Hk != 0)
+      fail("attention_heads: q ", shape_str(q_.shape()), ", k ", shape_str(k_.shape()), ", v ", shape_str(v_.shape()),
+           " must be (B,T,H*D), (B,S,Hk*D), (B,S,Hk*D) with H (", H, ") dividing the last dimension and Hk dividing H");
+  } else if (!shapes || q_.size(2) != k_.size(2)) {
     fail("attention_heads: q ", shape_str(q_.shape()), ", k ", shape_str(k_.shape()), ", v ", shape_str(v_.shape()),
-         " must be (B,T,H*D), (B,S,Hk*D), (B,S,Hk*D) with H (", H, ") dividing the last dimension and Hk dividing H");
+         " must be (B,T,H*D), (B,S,H*D), (B,S,H*D) with H (", H, ") dividing the last dimension");
+  }
   const Tensor q = q_.contiguous(), k = k_.contiguous(), v = v_.contiguous();
-  const int64_t B = q.size(0), T = q.size(1), C = q.size(2), S = k.size(1), Ck = k.size(2);
-  // Builds without pretrained models (the page's first view) call it from seed 000 only (divided,
-  // no mask; attention_spec.hpp): the rest compiled out keeps them small.
+  const int64_t B = q.size(0), T = q.size(1), C = q.size(2), S = k.size(1), Ck = kPretrained ? k.size(2) : C;
   const bool causal = kPretrained && rule.causal, divide = !kPretrained || rule.divide;
-  const int64_t group = H / Hk;
+  const int64_t group = kPretrained ? H / Hk : 1;
   Tensor out = Tensor::empty({B, T, C});
   if (weights) *weights = Tensor::empty({B, H, T, S});
   // Query rows per block: a block's scores (TB x S) stay in cache from the QK^T product through
@@ -182,7 +187,8 @@ Tensor attention_heads(const Tensor& q_, const Tensor& k_, const Tensor& v_, int
     for (int64_t s = 0; s < S; ++s) std::memcpy(vh + s * D, vp + s * Ck, u(D) * sizeof(float));
     for (int64_t t0 = 0; t0 < T; t0 += TB) {
       const int64_t tb = std::min(TB, T - t0), n = keys(t0 + tb);
-      kern.gemm_nn(scores, q.data() + (b * T + t0) * C + h * D, kt, u(tb), u((n + vw - 1) / vw * vw), u(D), u(C), u(LK), u(Sp));
+      kern.gemm_nn(scores, q.data() + (b * T + t0) * C + h * D, kt, u(tb), u(stop_early ? (n + vw - 1) / vw * vw : Sp), u(D), u(C),
+                   u(LK), u(Sp));
       float* sc = scores;  // tb rows of Sp: n scores, then padding that nothing below reads
       // row by row, each scaled (and masked) just before its softmax reads it (from L1: at S = 4096
       // the block of scores is L2's size)
