@@ -163,7 +163,7 @@ struct CausalSelfAttention {
       cache_append(ctx, v, fill->v, 0, "v");
     }
     // nothing to name or keep: the lines below in one pass, without their (B,H,T,T) tensors
-    if (fuses_causal(ctx, spec, weights)) return c_proj(ctx, causal_heads(q, k, v, spec));
+    if (fuses_causal(ctx, spec, weights)) return c_proj(ctx, causal_heads(ctx, q, k, v, spec));
     if (!llama) {
       Var att = mask_scores(ctx, scores(q, k, ctx), spec, Tensor());
       ctx.step("att_masked", att, {"batch", "heads", "seq_q", "seq_k"}, "att = att.masked_fill(self.bias[:,:,:T,:T] == 0, float('-inf'))");

@@ -142,7 +142,7 @@ struct LlamaAttention {
       cache_append(ctx, v, fill->v, 0, "v");
     }
     // nothing to name or keep: attend's lines in one pass, without their (B,H,T,T) tensors
-    if (fuses_causal(ctx, spec, weights)) return o_proj(ctx, causal_heads(q, k, v, spec));
+    if (fuses_causal(ctx, spec, weights)) return o_proj(ctx, causal_heads(ctx, q, k, v, spec));
     return attend(q, k, v, ctx, -1, weights);
   }
 

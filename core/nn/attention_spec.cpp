@@ -55,12 +55,11 @@ Var mask_scores(Context& ctx, const Var& scores, const AttentionSpec& spec, cons
   return masked_fill(ctx, scores, mask, spec.fill, how);
 }
 
-Var causal_heads(const Var& q, const Var& k, const Var& v, const AttentionSpec& spec) {
-  // (B,H,T,D) -> (B,T,H*D), heads as column blocks: x.transpose(1, 2).contiguous().view(B, T, -1)
-  const auto columns = [](const Tensor& x) { return x.transpose(1, 2).contiguous().view({x.size(0), x.size(2), -1}); };
+Var causal_heads(Context& ctx, const Var& q, const Var& k, const Var& v, const AttentionSpec& spec) {
   ScoreRule rule;
   rule.scale = spec.scale, rule.divide = spec.divide, rule.causal = true, rule.fill = spec.fill;
-  return attention_heads(columns(q.t), columns(k.t), columns(v.t), q.size(1), rule);
+  // heads as column blocks, (B,T,H*D): merge_heads, which records nothing here (fuses_causal)
+  return attention_heads(merge_heads(ctx, q).t, merge_heads(ctx, k).t, merge_heads(ctx, v).t, q.size(1), rule);
 }
 
 std::string attention_spec_json(const AttentionSpec& s) {

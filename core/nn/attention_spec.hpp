@@ -67,8 +67,8 @@ inline bool fuses_causal(const Context& ctx, const AttentionSpec& spec, const Va
 }
 // q (B,H,T,D), k and v (B,Hk,T,D) -> (B,T,H*D), the heads merged: the numbers of scale_scores,
 // mask_scores, softmax, the product with v and merge_heads, to the bit (ops.hpp, attention_heads),
-// without the (B,H,T,T) tensors. Nothing recorded.
-Var causal_heads(const Var& q, const Var& k, const Var& v, const AttentionSpec& spec);
+// without the (B,H,T,T) tensors. Nothing recorded (ctx records nothing where fuses_causal holds).
+Var causal_heads(Context& ctx, const Var& q, const Var& k, const Var& v, const AttentionSpec& spec);
 // The spec as JSON (core/SCENARIO.md, "Attention"); numbers omitted when heads == 0 (module table).
 std::string attention_spec_json(const AttentionSpec& spec);
 
