@@ -132,7 +132,7 @@ Tensor attention_heads(const Tensor& q_, const Tensor& k_, const Tensor& v_, int
   // (divided, no mask, as many kv heads as heads; attention_spec.hpp): what they need compiled alone.
   const int64_t D = shapes ? q_.size(2) / H : 0, Hk = kPretrained && D > 0 ? k_.size(2) / D : H;
   if constexpr (kPretrained) {
-    if (!shapes || D == 0 || Hk == 0 || k_.size(2) != Hk * D || H % Hk != 0)
+    if (!shapes || Hk == 0 || k_.size(2) != Hk * D || H % Hk != 0)
       fail("attention_heads: q ", shape_str(q_.shape()), ", k ", shape_str(k_.shape()), ", v ", shape_str(v_.shape()),
            " must be (B,T,H*D), (B,S,Hk*D), (B,S,Hk*D) with H (", H, ") dividing the last dimension and Hk dividing H");
   } else if (!shapes || q_.size(2) != k_.size(2)) {

@@ -125,6 +125,8 @@ TEST_CASE("attention_heads names the shapes it cannot take", "[attention_heads][
   CHECK_THROWS_WITH(attn::attention_heads(q, k4, k4, 2, 1.f), Catch::Contains("Hk dividing H"));
   const attn::Tensor k9 = randn({1, 4, 9}, gen);  // 3 kv heads of 3 columns do not divide 2 query heads
   CHECK_THROWS_WITH(attn::attention_heads(q, k9, k9, 2, 1.f), Catch::Contains("Hk dividing H"));
+  const attn::Tensor empty = attn::Tensor::empty({1, 3, 0});  // no columns: an empty output, as before heads were grouped
+  CHECK(attn::attention_heads(empty, empty, empty, 2, 1.f).shape() == attn::Shape{1, 3, 0});
 }
 
 TEST_CASE("multi-head modules give the same output traced, untraced and without weights", "[attention_heads][modules]") {
