@@ -50,6 +50,12 @@ std::string token_meta(const attn::GeneratedToken& g) {
 
 std::string ids_json(const std::vector<std::vector<int64_t>>& ids) { return nlohmann::json(ids).dump(); }
 
+// An error for JS to throw ({"error", "field"?}) as JSON text. Its message may quote a damaged file's bytes
+// (a JSON parser's "last read: '...'" of a safetensors header or config.json), which need not be
+// UTF-8: dump() writes those as U+FFFD, where a strict one threw json's type_error out of the catch
+// that called it (JS then caught a bare WebAssembly.Exception, with no message).
+std::string error_json(const nlohmann::json& j) { return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace); }
+
 val view(const attn::Tensor& t) {
   return val(typed_memory_view(static_cast<size_t>(t.numel()), t.base()));  // callers pass packed tensors
 }
@@ -400,7 +406,7 @@ std::string safetensors_listing(val bytes) {
     const std::vector<uint8_t> b = convertJSArrayToNumberVector<uint8_t>(bytes);
     return "{\"tensors\":" + attn::safetensors_listing_json(b.data(), b.size()) + "}";
   } catch (const std::exception& e) {
-    return nlohmann::json({{"error", e.what()}}).dump();
+    return error_json({{"error", e.what()}});
   }
 }
 // A model folder checked before its weights are fetched (attn::plan_pretrained): files gives
@@ -417,9 +423,9 @@ std::string pretrained_plan(std::string label, val files, val sizes, double max_
                              [&](const std::string& name) { return file_size(sizes, name); }};
     return attn::pretrained_plan_json(attn::plan_pretrained(folder, headers));
   } catch (const attn::Error& e) {
-    return nlohmann::json({{"error", e.what()}, {"field", e.field()}}).dump();
+    return error_json({{"error", e.what()}, {"field", e.field()}});
   } catch (const std::exception& e) {
-    return nlohmann::json({{"error", e.what()}, {"field", "pretrained"}}).dump();
+    return error_json({{"error", e.what()}, {"field", "pretrained"}});
   }
 }
 #endif

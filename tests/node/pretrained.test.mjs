@@ -114,6 +114,17 @@ test('pretrainedPlan: the index lists the shards unread; the headers and sizes p
   assert.throws(() => pretrainedPlan(core, { label: 'g', files: heads, sizes: {}, maxBytes: 1 << 20 }), /size of the model folder's file/);
   assert.throws(() => pretrainedPlan(core, { label: 'g', files: heads, sizes: { ...sizes, 'model-00002-of-00002.safetensors': files['model-00002-of-00002.safetensors'].length }, maxBytes: 1000 }),
     /beyond the 0.00095 MiB of weights the core can hold here/);
+  // a damaged header or config.json whose bytes are not UTF-8: the message quotes them as U+FFFD
+  const damaged = (name, b) => (f) => (f === name ? b : heads(f));
+  const bad = Buffer.concat([Buffer.from('{"model_type": "gpt2'), Buffer.from([0xc3, 0x28]), Buffer.from('"}')]);
+  assert.throws(() => pretrainedPlan(core, { label: 'g', files: damaged('config.json', new Uint8Array(bad)), headers: false }),
+    (e) => e instanceof Error && /config\.json is not valid JSON: .*ill-formed UTF-8 byte; last read: '"gpt2\ufffd/.test(e.message) && e.field === 'pretrained');
+  const head = Buffer.from(heads('model-00001-of-00002.safetensors'));
+  head[12] = 0xff;  // inside the first tensor's name
+  sizes['model-00002-of-00002.safetensors'] += 1;
+  assert.throws(() => pretrainedPlan(core, { label: 'g', files: damaged('model-00001-of-00002.safetensors', new Uint8Array(head)), sizes }),
+    (e) => e instanceof Error && /model-00001-of-00002\.safetensors: weights file header is not valid JSON: .*\ufffd/.test(e.message) && e.field === 'pretrained');
+  assert.equal(pretrainedPlan(core, { label: 'g', files: heads, sizes }).module, 'GPT');
 });
 
 // The page's worker without a worker (web/model/worker.js, loader.js): a folder read in chunks

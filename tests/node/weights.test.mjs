@@ -74,6 +74,18 @@ test('a header nested 10,000 deep is an Error, not a WASM stack overflow', () =>
   assert.throws(() => core.run(json('causal_mha_f32.scenario.json'), { weights: file }), /nests deeper than 8 levels/);
 });
 
+// A damaged header's bytes need not be UTF-8, and the parser's message quotes them ("last read").
+test('a header with bytes that are not UTF-8 is an Error quoting them as U+FFFD, not a bare WebAssembly.Exception', () => {
+  const head = Buffer.concat([Buffer.from('{"a'), Buffer.from([0xf4, 0x20]), Buffer.from('":{"dtype":"F32","shape":[1],"data_offsets":[0,4]}}')]);
+  const size = Buffer.alloc(8);
+  size.writeBigUInt64LE(BigInt(head.length));
+  const file = Buffer.concat([size, head, Buffer.alloc(4)]);
+  for (let i = 0; i < 2; ++i)
+    assert.throws(() => core.weightsListing(file), (e) => e instanceof Error && /ill-formed UTF-8 byte; last read: '"a\ufffd/.test(e.message), String(i));
+  assert.throws(() => core.run(json('causal_mha_f32.scenario.json'), { weights: file }), (e) => e instanceof Error && /ill-formed UTF-8/.test(e.message));
+  assert.equal(core.weightsListing(read('encoder_layer_bf16.safetensors')).length >= 12, true);
+});
+
 test('the WASM CLI and the native CLI print the same result with --weights', () => {
   const cwd = fileURLToPath(dir);
   const args = ['run', 'causal_mha_bf16.scenario.json', '--weights', 'causal_mha_bf16.safetensors'];
