@@ -265,14 +265,24 @@ export class AttentionCore {
   // The mask rule of a causal attention with a sliding window and sinks (core/tape/graph.hpp
   // window_mask), for T queries and S keys at positions 0.. : a (T, S) Float32Array, 1 = masked.
   // window 0: no window; causal false and window 0: nothing masked.
+  // Arguments that break these rules throw (the core would wrap them to its ints, or its throw reach
+  // JS as a bare WebAssembly.Exception): whole numbers from 0 to 2^24, T * S at most 2^24 cells.
   attentionMask(T, S, { causal = true, window = 0, sinkTokens = 0 } = {}) {
+    const args = [T, S, window, sinkTokens];
+    if (!args.every((v) => v >= 0 && v <= 2 ** 24 && v % 1 === 0) || T * S > 2 ** 24)
+      throw new Error(`attentionMask(${args}): T, S, window and sinkTokens must be whole numbers from 0 to ${2 ** 24}, and T * S at most ${2 ** 24}`);
     return this._m.attentionMask(T, S, !!causal, window, sinkTokens);
   }
   // The probabilities the next token is drawn from, given the last position's logits (a
   // Float32Array of V): / temperature (0: none, greedy), top_k (0 or null: none), top_p (0 or
   // null: none), softmax, exactly as a scenario's "generate" filters them (core/run/generate.hpp).
+  // Values outside those rules throw.
   nextTokenDistribution(logits, { temperature = 1, top_k = 0, top_p = 0 } = {}) {
-    return this._m.nextTokenDistribution(logits, temperature, top_k ?? 0, top_p ?? 0);
+    top_k ??= 0;
+    top_p ??= 0;
+    if (!(temperature >= 0 && temperature < Infinity && top_k >= 0 && top_k < 2 ** 31 && top_k % 1 === 0 && top_p >= 0 && top_p <= 1))
+      throw new Error(`nextTokenDistribution: temperature ${temperature}, top_k ${top_k}, top_p ${top_p}: temperature must be >= 0 (0: greedy), top_k a whole number (0: none), top_p in [0, 1] (0: none)`);
+    return this._m.nextTokenDistribution(logits, temperature, top_k, top_p);
   }
   version() { return this._m.version(); }
   kernels() { return this._m.kernelsName(); }

@@ -26,3 +26,17 @@ test('tests/BAD_INPUTS.md is the table the core produces now', () => {
   const committed = readFileSync(new URL('../BAD_INPUTS.md', import.meta.url), 'utf8');
   assert.equal(committed, badInputsTable(core), 'regenerate with: node scripts/bad-inputs-table.mjs');
 });
+
+// The two rules the page reads from the core outside a scenario: arguments from JS can be anything,
+// and a C++ throw would reach JS as a bare WebAssembly.Exception with no message.
+test('attentionMask and nextTokenDistribution refuse what breaks their rules with an Error naming it', () => {
+  const refused = (f, pattern) => assert.throws(f, (e) => e instanceof Error && pattern.test(e.message), String(pattern));
+  for (const [T, S, o] of [[-1, 3], [3, 3, { window: -2 }], [2.5, 3], ['a', 3], [3, 3, { sinkTokens: NaN }], [1e5, 1e5], [1e10, 2], [1e9, 0], [2, 2, { window: 2 ** 32 }]])
+    refused(() => core.attentionMask(T, S, o), /^attentionMask\(.*\): T, S, window and sinkTokens must be whole numbers from 0 to 16777216, and T \* S at most 16777216$/);
+  // query 3 sees its window (keys 2, 3) and the sink (key 0), not key 1
+  assert.deepEqual([...core.attentionMask(4, 4, { window: 2, sinkTokens: 1 })], [0, 1, 1, 1, 0, 0, 1, 1, 0, 0, 0, 1, 0, 1, 0, 0]);
+  for (const o of [{ temperature: -1 }, { temperature: NaN }, { temperature: Infinity }, { top_k: -3 }, { top_k: 1.5 }, { top_p: 2 }, { top_p: -0.1 }])
+    refused(() => core.nextTokenDistribution([1, 2, 3], o), /^nextTokenDistribution: temperature .*: temperature must be >= 0 \(0: greedy\), top_k a whole number \(0: none\), top_p in \[0, 1\] \(0: none\)$/);
+  const p = core.nextTokenDistribution([1, 2, 3], { temperature: 1, top_k: 2, top_p: null });
+  assert.ok(p[0] === 0 && Math.abs(p[2] - 1 / (1 + Math.exp(-1))) < 1e-6, String(p));
+});
