@@ -52,11 +52,27 @@ function piecesOf(ids, decode) {
   });
 }
 
-// A tokenizer of @huggingface/tokenizers as {kind, encode, decode, pieces}.
+// The model types @huggingface/tokenizers computes (a tokenizer.json without model.type: it infers one).
+const MODEL_TYPES = ['BPE', 'WordPiece', 'Unigram'];
+
+// A tokenizer of @huggingface/tokenizers as {kind, encode, decode, pieces}. The folder's files are
+// untrusted: what the library throws on a damaged one ("Cannot read properties of null", "x.split is
+// not a function") comes out naming the file, and a model type it does not know (which it would
+// read as BPE without a word) is refused.
 function fromHf(kind, json, config) {
-  const tok = new Tokenizer(json, config ?? {});
-  const decode = (ids) => tok.decode(ids, { skip_special_tokens: false });
-  return { kind, encode: (s) => tok.encode(s, { add_special_tokens: false }).ids, decode, pieces: (ids) => piecesOf(ids, decode) };
+  const named = (f) => (...args) => {
+    try {
+      return f(...args);
+    } catch (e) {
+      throw new Error(`the model folder's ${kind} is not a tokenizer @huggingface/tokenizers can run: ${e?.message ?? e}`);
+    }
+  };
+  const type = json?.model?.type;
+  if (type !== undefined && !MODEL_TYPES.includes(type))
+    throw new Error(`the model folder's ${kind} has model.type ${JSON.stringify(type)}: the tokenizers read here are ${MODEL_TYPES.join(', ')}`);
+  const tok = named(() => new Tokenizer(json, config ?? {}))();
+  const decode = named((ids) => tok.decode(ids, { skip_special_tokens: false }));
+  return { kind, encode: named((s) => tok.encode(s, { add_special_tokens: false }).ids), decode, pieces: (ids) => piecesOf(ids, decode) };
 }
 
 // read(name) -> Uint8Array | null: the folder's files; modelType: config.json's model_type.

@@ -52,6 +52,24 @@ test("a Llama-style tokenizer.json (▁ for spaces, merges by rank): the ids its
   await assert.rejects(loadTokenizer(() => null, 'llama'), /has no tokenizer \(tokenizer\.json, or vocab\.json \+ merges\.txt\): give the input as token ids/);
 });
 
+// A folder's tokenizer.json is untrusted: damaged, it is refused naming the file and what the library
+// could not read (not "Cannot read properties of null"); a model type the library does not know (which
+// it would take for BPE without a word) is refused.
+test('a damaged tokenizer.json is refused with a message naming it; an unknown model.type too', async () => {
+  const good = JSON.parse(readFileSync(join(folder, 'tokenizer.json'), 'utf8'));
+  const edited = (edit) => { const j = structuredClone(good); edit(j); return j; };
+  const refused = (json, pattern) => assert.rejects(async () => (await loadTokenizer((f) => (f === 'tokenizer.json' ? bytes(json) : null), 'llama')).encode('the cat'), pattern);
+  const unreadable = /^Error: the model folder's tokenizer\.json is not a tokenizer @huggingface\/tokenizers can run: /;
+  await refused(edited((j) => { j.model = null; }), unreadable);
+  await refused(edited((j) => { j.model.merges = [42]; }), unreadable);
+  await refused(edited((j) => { j.pre_tokenizer = { type: 'Split', pattern: { Regex: '(' }, behavior: 'Isolated', invert: false }; }), unreadable);
+  await refused(edited((j) => { j.model.vocab = null; }), unreadable);
+  await refused('42', unreadable);
+  await refused(edited((j) => { j.model.type = 'Nope'; }), /tokenizer\.json has model\.type "Nope": the tokenizers read here are BPE, WordPiece, Unigram/);
+  await refused('{"model": ', /tokenizer\.json is not valid JSON/);
+  assert.deepEqual((await loadTokenizer(read(folder), 'llama')).encode('the cat'), [32, 35]);
+});
+
 test('an input given as text: the bindings and the Node CLI tokenize it, the native CLI asks for ids', async () => {
   const core = await loadAttention();
   const scenario = { pretrained: 'llama_gqa_f32', inputs: [{ name: 'input_ids', text: 'the cat' }] };
