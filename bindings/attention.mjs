@@ -114,13 +114,15 @@ function encode(scenario, options) {
     scenario = { ...scenario, weights: { name: options.weightsName ?? scenario.weights?.name ?? 'weights.safetensors', buffer: 0 } };
   }
   if (typeof scenario !== 'string') {
-    const inputs = (scenario.inputs ?? []).map((input) => {
-      if (!(input.data instanceof Float32Array)) return input;
+    // anything else (inputs not a list, an input not an object, no scenario) goes to the core as it
+    // is, whose message names the field
+    const inputs = Array.isArray(scenario?.inputs) && scenario.inputs.map((input) => {
+      if (!(input?.data instanceof Float32Array)) return input;
       const { data, ...rest } = input;
       buffers.push(data);
       return { ...rest, buffer: buffers.length - 1 };
     });
-    text = JSON.stringify(scenario.inputs ? { ...scenario, inputs } : scenario);
+    text = JSON.stringify(inputs ? { ...scenario, inputs } : scenario) ?? 'null';
   }
   // the model folder of "pretrained": {name: Uint8Array} or (name) => Uint8Array | null
   if (options.files != null) blobs.files = options.files;

@@ -40,3 +40,16 @@ test('attentionMask and nextTokenDistribution refuse what breaks their rules wit
   const p = core.nextTokenDistribution([1, 2, 3], { temperature: 1, top_k: 2, top_p: null });
   assert.ok(p[0] === 0 && Math.abs(p[2] - 1 / (1 + Math.exp(-1))) < 1e-6, String(p));
 });
+
+// The bindings' own step before the core (Float32Array data set beside the JSON) reads `inputs`: a
+// value it cannot walk goes to the core as it is, whose message names the field.
+test('inputs that are not a list of objects, or no scenario at all, get the core\'s message and field, not a TypeError', () => {
+  const refused = (scenario, field, pattern) => {
+    for (const call of [() => core.run(scenario), () => core.generator(scenario), () => core.trainer(scenario)])
+      assert.throws(call, (e) => e.constructor === Error && e.field === field && pattern.test(e.message), `${JSON.stringify(scenario)}: ${pattern}`);
+  };
+  refused({ module: 'softmax', inputs: 3 }, 'inputs', /^scenario\.inputs must be a list/);
+  refused({ module: 'softmax', inputs: [null] }, 'inputs', /^inputs\[0\] must be an object with name and shape/);
+  refused({ module: 'softmax', inputs: [{ name: 'x', shape: [2], data: new Float32Array([1, 2]) }, 5] }, 'inputs', /^inputs\[1\] must be an object/);
+  for (const scenario of [null, undefined, 42]) refused(scenario, null, /^scenario must be a JSON object like/);
+});
