@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# npm run fuzz -- --seconds N: libFuzzer over the scenario parser and runner and over the
-# safetensors weights loader (tests/fuzz/), N seconds each, clang 14 with
-# -fsanitize=fuzzer,address,undefined, seed corpora from tests/fixtures/ (training fixtures included).
+# npm run fuzz -- --seconds N: libFuzzer over the scenario parser and runner, the safetensors
+# weights loader and the model folders of "pretrained" (tests/fuzz/), N seconds each, clang 14 with
+# -fsanitize=fuzzer,address,undefined, seed corpora from tests/fixtures/ (training fixtures included;
+# each folder of tests/fixtures/pretrained/ as fuzz_pretrained.cpp lays a folder out).
 # Prints the executions per target; exits non-zero on any crash, leak or UB report.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -21,7 +22,7 @@ if ((${#missing[@]})); then
   $sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
 fi
 out=build/fuzz
-mkdir -p "$out/deps" "$out/corpus/scenario" "$out/corpus/safetensors"
+mkdir -p "$out/deps" "$out/corpus/scenario" "$out/corpus/safetensors" "$out/corpus/pretrained"
 ln -sfn /usr/include/xsimd "$out/deps/xsimd"
 ln -sfn /usr/include/nlohmann "$out/deps/nlohmann"
 flags=(-std=c++17 -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -Icore -I"$out/deps" -DATTN_VERSION='"fuzz"')
@@ -29,8 +30,18 @@ sources=$(find core -name '*.cpp' | grep -vE 'kernels_(avx2|avx512|wasm)\.cpp|co
 cp tests/fixtures/*.scenario.json "$out/corpus/scenario/" 2>/dev/null || true
 for f in tests/fixtures/train/*.scenario.json; do cp "$f" "$out/corpus/scenario/train_$(basename "$f")"; done
 cp tests/fixtures/weights/*.safetensors "$out/corpus/safetensors/" 2>/dev/null || true
+# a folder as one input: config.json, the index (or nothing), the first weight file, each behind its
+# length (4 bytes, little-endian)
+python3 - "$out/corpus/pretrained" tests/fixtures/pretrained/*/ <<'PY'
+import pathlib, struct, sys
+for d in map(pathlib.Path, sys.argv[2:]):
+    index = d / 'model.safetensors.index.json'
+    weights = sorted(d.glob('*.safetensors'))[0]
+    parts = [(d / 'config.json').read_bytes(), index.read_bytes() if index.exists() else b'', weights.read_bytes()]
+    pathlib.Path(sys.argv[1], d.name).write_bytes(b''.join(struct.pack('<I', len(p)) + p for p in parts))
+PY
 status=0
-for target in scenario safetensors; do
+for target in scenario safetensors pretrained; do
   bin="$out/fuzz_$target"
   if [[ ! -x $bin || -n $(find core tests/fuzz -newer "$bin" -name '*.[ch]pp' | head -1) ]]; then
     echo "fuzz: building $bin"
@@ -40,7 +51,9 @@ for target in scenario safetensors; do
     clang++-14 "${flags[@]}" $sources "$out/kernels_avx2.o" "$out/kernels_avx512.o" "tests/fuzz/fuzz_$target.cpp" -o "$bin"
   fi
   echo "fuzz: $target target for ${seconds}s"
-  "$bin" -max_total_time="$seconds" -artifact_prefix="$out/$target-" -max_len=8192 -timeout=60 -rss_limit_mb=2048 \
+  max_len=8192
+  [[ $target == pretrained ]] && max_len=131072  # the seed folders' weight files: up to 82 KB
+  "$bin" -max_total_time="$seconds" -artifact_prefix="$out/$target-" -max_len=$max_len -timeout=60 -rss_limit_mb=2048 \
     -print_final_stats=1 "$out/corpus/$target" 2>&1 | tee "$out/$target.log" |
     grep -E '^(#[0-9]+.*(pulse|DONE)|==[0-9]+==ERROR|SUMMARY)' || true
   if grep -q 'ERROR\|SUMMARY: ' "$out/$target.log"; then
