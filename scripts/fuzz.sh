@@ -2,7 +2,8 @@
 # npm run fuzz -- --seconds N: libFuzzer over the scenario parser and runner, the safetensors
 # weights loader and the model folders of "pretrained" (tests/fuzz/), N seconds each, clang 14 with
 # -fsanitize=fuzzer,address,undefined, seed corpora from tests/fixtures/ (training fixtures included;
-# each folder of tests/fixtures/pretrained/ as fuzz_pretrained.cpp lays a folder out).
+# each folder of tests/fixtures/pretrained/ as fuzz_pretrained.cpp lays a folder out); then
+# scripts/fuzz-bindings.mjs, N seconds per WebAssembly build.
 # Prints the executions per target; exits non-zero on any crash, leak or UB report.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -62,4 +63,7 @@ for target in scenario safetensors pretrained; do
   fi
   echo "fuzz: $target: $(grep -o 'number_of_executed_units: [0-9]*' "$out/$target.log") executions"
 done
+# the same kind of input through the WebAssembly core and its JavaScript bindings
+bash scripts/build.sh wasm > "$out/wasm-build.log" 2>&1 || { echo "fuzz: the WebAssembly build failed, see $out/wasm-build.log"; exit 1; }
+node scripts/fuzz-bindings.mjs --seconds "$seconds" || status=1
 exit $status
