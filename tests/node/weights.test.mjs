@@ -65,11 +65,15 @@ test('weightsListing names every tensor with dtype and shape; a damaged file thr
   assert.throws(() => core.weightsListing(read('bad_oversized_header.safetensors')), /above the 16777216-byte limit/);
 });
 
-test('a header nested 10,000 deep is an Error, not a WASM stack overflow', () => {
-  const head = Buffer.from(`{"a":${'['.repeat(10000)}${']'.repeat(10000)}}`);
+// A safetensors file of this header and data: the header's length (8 bytes, little-endian) before it.
+const safetensors = (head, data = Buffer.alloc(0)) => {
   const size = Buffer.alloc(8);
   size.writeBigUInt64LE(BigInt(head.length));
-  const file = Buffer.concat([size, head]);
+  return Buffer.concat([size, head, data]);
+};
+
+test('a header nested 10,000 deep is an Error, not a WASM stack overflow', () => {
+  const file = safetensors(Buffer.from(`{"a":${'['.repeat(10000)}${']'.repeat(10000)}}`));
   assert.throws(() => core.weightsListing(file), /nests deeper than 8 levels/);
   assert.throws(() => core.run(json('causal_mha_f32.scenario.json'), { weights: file }), /nests deeper than 8 levels/);
 });
@@ -77,9 +81,7 @@ test('a header nested 10,000 deep is an Error, not a WASM stack overflow', () =>
 // A damaged header's bytes need not be UTF-8, and the parser's message quotes them ("last read").
 test('a header with bytes that are not UTF-8 is an Error quoting them as U+FFFD, not a bare WebAssembly.Exception', () => {
   const head = Buffer.concat([Buffer.from('{"a'), Buffer.from([0xf4, 0x20]), Buffer.from('":{"dtype":"F32","shape":[1],"data_offsets":[0,4]}}')]);
-  const size = Buffer.alloc(8);
-  size.writeBigUInt64LE(BigInt(head.length));
-  const file = Buffer.concat([size, head, Buffer.alloc(4)]);
+  const file = safetensors(head, Buffer.alloc(4));
   for (let i = 0; i < 2; ++i)
     assert.throws(() => core.weightsListing(file), (e) => e instanceof Error && /ill-formed UTF-8 byte; last read: '"a\ufffd/.test(e.message), String(i));
   assert.throws(() => core.run(json('causal_mha_f32.scenario.json'), { weights: file }), (e) => e instanceof Error && /ill-formed UTF-8/.test(e.message));
