@@ -45,16 +45,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (name.size() > 12 && name.compare(name.size() - 12, 12, ".safetensors") == 0) return &weights;
     return nullptr;
   };
+  const auto read = [&](const std::string& name, attn::Blob& out) {
+    const attn::Blob* f = file(name);
+    if (f) out = *f;
+    return f != nullptr;
+  };
   std::string input = "input_ids";  // Llama's; GPT's is idx (the plan says which module)
   try {
     // The page's check before a download: each weight file's header (its first bytes) and its size.
-    attn::ModelFolder folder{"fuzz", [&](const std::string& name, attn::Blob& out) {
-                               const attn::Blob* f = file(name);
-                               if (!f) return false;
-                               out = *f;
-                               return true;
-                             },
-                             uint64_t{64} << 20,
+    attn::ModelFolder folder{"fuzz", read, uint64_t{64} << 20,
                              [&](const std::string& name) -> uint64_t {
                                const attn::Blob* f = file(name);
                                return f ? f->size() : 0;
@@ -65,15 +64,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   } catch (const attn::Error&) {
   }
   try {
-    const attn::FolderReader read = [&](const std::string&, const std::string& name, attn::Blob& out) {
-      const attn::Blob* f = file(name);
-      if (!f) return false;
-      out = *f;
-      return true;
-    };
+    const attn::FolderReader files = [&](const std::string&, const std::string& name, attn::Blob& out) { return read(name, out); };
     attn::Scenario s = attn::parse_scenario(R"({"pretrained": "fuzz", "inputs": [{"name": ")" + input +
                                                 R"(", "shape": [1, 3], "data": [1, 2, 3]}], "generate": {"max_new_tokens": 2, "temperature": 0}})",
-                                            nullptr, nullptr, &read);
+                                            nullptr, nullptr, &files);
     (void)attn::result_to_json(attn::run(s));
   } catch (const attn::Error&) {
   }
