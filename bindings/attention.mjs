@@ -72,6 +72,7 @@ parentPort.on('message', (data) => self.onmessage({ data }));
     // Once the module is ready (its pool loaded): the pool's workers never keep Node running.
     static unrefAll() { for (const w of NodeWebWorker.started.splice(0)) w.unref(); }
     static started = [];
+    addEventListener(type, listener) { if (type === 'error') this._w.on('error', listener); }
     postMessage(message, transfer) { this._w.postMessage(message, transfer); }
     terminate() { this._w.terminate(); }
   };
@@ -334,17 +335,39 @@ export async function loadAttention({ wasmBinary = null, simd = 'auto', fast = f
     const create = fast ? (await import('../build/wasm/attention-fast.js')).default : createAttentionModule;
     return new AttentionCore(await create({ wasmBinary: bytes }));
   }
+  if (threads !== 'auto') return startThreaded(bytes, relaxed, count);
+  // 'auto': where the threaded build does not start, the single-thread full-speed one (the same
+  // fields), said on the console
+  return startThreaded(bytes, relaxed, count).catch((e) => {
+    console.warn(`${e?.message ?? e}: loading the single-thread build`);
+    return loadAttention({ simd, fast: true, threads: 1 });
+  });
+}
+
+async function startThreaded(bytes, relaxed, count) {
   // The threaded build's glue (its own for each wasm: scripts/relax-wasm.mjs) is imported by URL,
   // here and by every worker of its pool (Module.mainScriptUrlOrBlob): one file, not bundled.
   const glueUrl = threadsGlue[relaxed ? 'relaxed' : 'simd128'].href;
   const glue = await import(/* @vite-ignore */ glueUrl);
   if (isNode && typeof globalThis.Worker !== 'function') globalThis.Worker = await nodeWebWorker();
-  const module = await glue.default({
+  const args = {
     wasmBinary: bytes,
     attnThreads: count,  // the pool of Web Workers: count - 1 (CMakeLists.txt, PTHREAD_POOL_SIZE)
     mainScriptUrlOrBlob: glueUrl,
     locateFile: () => threadsWorkerUrl.href,
     printErr: threadsPrintErr,
+  };
+  const made = glue.default(args);
+  // The glue waits for every worker of its pool to load the module, and one whose script fails
+  // (not served, refused) never does: its error event ends the wait with an Error instead.
+  const failed = new Promise((_, reject) => {
+    for (const w of args.PThread?.unusedWorkers ?? []) {
+      w.addEventListener('error', (e) => reject(new Error(`loadAttention: a worker of the threaded build's pool (${threadsWorkerUrl.href}) did not start: ${e?.message || 'its script failed to load'}`)));
+    }
+  });
+  const module = await Promise.race([made, failed]).catch((e) => {
+    args.PThread?.terminateAllThreads?.();
+    throw e;
   });
   if (isNode) globalThis.Worker.unrefAll?.();
   module.setThreads(count);

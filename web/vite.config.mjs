@@ -40,6 +40,11 @@ export default defineConfig({
   server: { fs: { allow: [project] }, host: '127.0.0.1', headers: ISOLATION_HEADERS },
   preview: { host: '127.0.0.1', headers: ISOLATION_HEADERS },
   worker: { format: 'es' },
+  // The two packages only the model mode's worker imports (bindings/tokenizer.mjs): Vite's scan of
+  // the page does not follow a worker, so the dev server found them at the first model opened and
+  // bundled them then, mid-request (a second bundling that could replace files a page was loading).
+  // Named here, they are bundled when the server starts.
+  optimizeDeps: { include: ['@huggingface/tokenizers', 'gpt-tokenizer/encoding/r50k_base'] },
   plugins: [wgslMinify(), rawWorkerScripts()],
   build: {
     outDir: `${project}/dist`,

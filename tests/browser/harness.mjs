@@ -47,17 +47,23 @@ export const chromiumArgs = [
 // then runs the threaded build); by default they are sent as their defaults, as a course page's host
 // does, so the suites see the single-thread build (threads.test.mjs opens the page both ways).
 // middleware: a connect handler (req, res, next) run before Vite's own (a suite's extra routes).
+// Each server bundles the page's npm dependencies into a folder of its own: Vite's default,
+// node_modules/.vite, is shared, and a server whose plugins differ (a suite's routes) finds it made
+// under another configuration, deletes it and bundles again, under the feet of a server still
+// serving from it (two start at once in models.test.mjs and threads.test.mjs).
 export async function startServer({ isolated = false, middleware = null } = {}) {
   const headers = isolated ? {} : { 'Cross-Origin-Opener-Policy': 'unsafe-none', 'Cross-Origin-Embedder-Policy': 'unsafe-none' };
+  const cacheDir = mkdtempSync(join(tmpdir(), 'attn-vite-'));
   const server = await createServer({
     configFile: new URL('../../web/vite.config.mjs', import.meta.url).pathname,
+    cacheDir,
     plugins: middleware ? [{ name: 'suite-routes', configureServer: (s) => { s.middlewares.use(middleware); } }] : [],
     server: { port: 0, strictPort: false, hmr: false, headers },
     logLevel: 'error',
   });
   await server.listen();
   const { port } = server.httpServer.address();
-  return { url: `http://127.0.0.1:${port}/`, close: () => server.close() };
+  return { url: `http://127.0.0.1:${port}/`, close: () => server.close().finally(() => rmSync(cacheDir, { recursive: true, force: true })) };
 }
 
 // Firefox 153 ESR speaks an older WebDriver BiDi than playwright-core 1.65 expects. Two gaps are

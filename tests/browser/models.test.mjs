@@ -105,11 +105,24 @@ after(async () => {
 // Console errors but the 404s of a folder's optional files (tokenizer.json, the index, ...).
 const real = (errors) => errors.filter((e) => !/status of 404/.test(e));
 const model = (page) => page.evaluate(() => window.playground.model());
-// The mode has a model and its sentence's maps (and nothing is loading).
-const ready = (page, label) => page.waitForFunction((l) => {
-  const m = window.playground.model();
-  return m && m.label === l && m.ids.length > 0 && !m.loading;
-}, label, { timeout: 60000, polling: 50 });
+// The mode has a model and its sentence's maps (and nothing is loading); if not within 60 s, the
+// error says what the page showed instead (its status, error and progress; the console's errors).
+async function ready(page, label, errors = []) {
+  try {
+    await page.waitForFunction((l) => {
+      const m = window.playground.model();
+      return m && m.label === l && m.ids.length > 0 && !m.loading;
+    }, label, { timeout: 60000, polling: 50 });
+  } catch (e) {
+    const shown = await page.evaluate(() => {
+      const text = (id) => document.querySelector(`[data-testid="${id}"]`)?.textContent ?? null;
+      const m = window.playground.model();
+      return { model: m && { label: m.label, ids: m.ids.length, loading: m.loading, error: m.error },
+        status: text('model-status'), error: text('model-error'), progress: text('model-progress-text') };
+    }).catch((why) => String(why));
+    throw new Error(`${label} was not open with its maps: ${JSON.stringify({ shown, errors })}`, { cause: e });
+  }
+}
 async function openUrl(page, url) {
   await page.getByTestId('model-url').fill(url);
   await page.getByTestId('model-url-open').click();
@@ -223,7 +236,7 @@ test('cross-origin isolated, the model worker runs the threaded build: the same 
   for (const s of [server, isolated]) {
     const link = `${s.url}#pretrained=${encodeURIComponent(`${s.url}hf/${GOOD}/`)}&pttext=${encodeURIComponent('the cat sat')}&ptcorrupt=${encodeURIComponent('the sat cat')}`;
     const { page, errors } = await openPage(browser.context, link);
-    await ready(page, `hf/${GOOD}`);
+    await ready(page, `hf/${GOOD}`, errors);
     await page.getByTestId('model-patch').click();
     await page.waitForFunction(() => window.playground.model().patching !== null, null, { timeout: 60000 });
     const m = await model(page);

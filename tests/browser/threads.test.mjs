@@ -76,3 +76,23 @@ test('training\'s worker trains a model big enough to gain on the threaded build
   await page.close();
   assert.deepEqual(errors, []);
 });
+
+// A pool whose worker script is not served (a site that copied the page but not
+// attention-threads.worker.js) never finished loading, and the page waited on it for good: now the
+// page says why on the console and computes on the single-thread build, the same numbers.
+test('where the threaded build\'s worker script is missing, the isolated page warns and runs the single-thread build', async () => {
+  const page = await browser.context.newPage();
+  const warnings = [], errors = [];
+  page.on('console', (m) => (m.type() === 'warning' ? warnings : m.type() === 'error' ? errors : []).push(m.text()));
+  await page.route('**/attention-threads.worker.js', (route) => route.fulfill({ status: 404, body: 'not here' }));
+  await page.goto(isolated.url);
+  await page.waitForSelector('body[data-ready="true"]', { timeout: 30000 });
+  const seen = await page.evaluate(() => ({ isolated: globalThis.crossOriginIsolated, threads: Number(document.getElementById('threads').dataset.threads),
+    steps: window.playground.result().steps.length }));
+  await page.close();
+  assert.deepEqual(seen.isolated, true);
+  assert.equal(seen.threads, 1);
+  assert.ok(seen.steps >= 10);
+  assert.ok(warnings.some((w) => /attention-threads\.worker\.js\) did not start.*loading the single-thread build/.test(w)), warnings.join('\n'));
+  assert.deepEqual(errors.filter((e) => !/attention-threads\.worker\.js|status of 404/.test(e)), []);
+});
