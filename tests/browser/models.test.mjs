@@ -9,7 +9,8 @@
 // refused at its input); a throttled download shows bytes, speed and time left and completes; cancel leaves the
 // open model and the page usable; a truncated file, a wrong dtype, a missing tensor, a config.json
 // that disagrees with the weights and a shard index naming a file outside the folder each give the
-// core's message, the open model staying; a sharded BF16 folder without a tokenizer takes token ids;
+// core's message, the open model staying; a tokenizer.json whose regular expression never ends
+// stalls the worker, which Cancel replaces; a sharded BF16 folder without a tokenizer takes token ids;
 // picked files open as a folder does; cross-origin isolated, the mode's worker runs the threaded
 // build on two threads with the same numbers as one thread's.
 import assert from 'node:assert/strict';
@@ -35,6 +36,17 @@ const edits = {
   config: { from: GOOD, edit: (f) => { f['config.json'] = Buffer.from(String(f['config.json']).replace('"intermediate_size": 48', '"intermediate_size": 64')); }, says: /needs \[/ },
   outside: { from: 'gpt2_bare_f16_sharded', edit: (f) => { f['model.safetensors.index.json'] = Buffer.from(String(f['model.safetensors.index.json']).replace('"model-00002-of-00002.safetensors"', '"../model-00002-of-00002.safetensors"')); }, says: /in the model folder itself/ },
 };
+// GOOD with a tokenizer.json whose pre-tokenizer splits on a regular expression that backtracks
+// for ever on REDOS_TEXT (every way of cutting its run of a's into groups is tried before the '!' fails it)
+const REDOS = 'redos_tokenizer';
+const REDOS_TEXT = `${'a'.repeat(40)}!`;
+function redosFiles() {
+  const files = folderFiles(GOOD);
+  const tokenizer = JSON.parse(String(files['tokenizer.json']));
+  tokenizer.pre_tokenizer = { type: 'Split', pattern: { Regex: '(a+)+$' }, behavior: 'Isolated', invert: false };
+  files['tokenizer.json'] = Buffer.from(JSON.stringify(tokenizer));
+  return files;
+}
 // The first occurrence of `a` in a file's bytes replaced by `b` (the same length: offsets stay).
 function swap(bytes, a, b) {
   const s = Buffer.from(bytes).toString('latin1');
@@ -92,6 +104,8 @@ before(async () => {
     mkdirSync(join(bad, name));
     for (const [f, b] of Object.entries(files)) writeFileSync(join(bad, name, f), b);
   }
+  mkdirSync(join(bad, REDOS));
+  for (const [f, b] of Object.entries(redosFiles())) writeFileSync(join(bad, REDOS, f), b);
   [server, isolated] = await Promise.all([startServer({ middleware: routes }), startServer({ middleware: routes, isolated: true })]);
   browser = await launch();
 });
@@ -269,6 +283,30 @@ test('a throttled folder shows bytes, speed and time left; cancel keeps the open
   // the slow one, left to finish, opens
   await openUrl(page, `${server.url}slow/${GOOD}/`);
   await ready(page, `slow/${GOOD}`);
+  assert.deepEqual(real(errors), []);
+  await page.close();
+});
+
+// Cancel is a message: a worker busy in one step that never ends cannot read it. The page replaces
+// a worker that does not answer it within 2 s (web/model/mode.js), and opens the next folder.
+test('a tokenizer whose regular expression never ends: Cancel replaces the stuck worker, and the next folder opens', async () => {
+  const { page, errors } = await openPage(browser.context, `${server.url}#models=1&pttext=${REDOS_TEXT}`);
+  await openUrl(page, `${server.url}hf/${REDOS}/`);
+  // its weights are built, then its tokenizer runs on the sentence and does not come back
+  await page.waitForFunction((l) => window.playground.model()?.label === l, `hf/${REDOS}`, { timeout: 30000 });
+  await page.waitForTimeout(1500);
+  assert.deepEqual(await model(page).then((m) => [m.ids.length, m.loading]), [0, true], 'its sentence has not come back');
+  const t0 = Date.now();
+  await page.getByTestId('model-cancel').click();
+  await page.waitForFunction(() => /did not answer Cancel within 2 s/.test(document.querySelector('[data-testid="model-error"]').textContent), null, { timeout: 10000 });
+  const waited = Date.now() - t0;
+  assert.ok(waited >= 1900 && waited < 10000, `${waited} ms`);
+  assert.equal(await page.evaluate(() => window.playground.link()).then((l) => /pretrained=/.test(l)), false, 'the link no longer names the folder');
+  assert.equal(await page.getByTestId('model-cancel').isDisabled(), true);
+  await page.getByTestId('model-text').fill('the cat sat');
+  await openUrl(page, `${server.url}hf/${GOOD}/`);
+  await ready(page, `hf/${GOOD}`, errors);
+  assert.equal(await page.getByTestId('model-error').isHidden(), true);
   assert.deepEqual(real(errors), []);
   await page.close();
 });

@@ -22,6 +22,7 @@ export const modelEn = {
   'hub.progressNoEta': '{loaded} of {total} MB',
   'hub.building': 'Building the model in the core…',
   'hub.cancelled': 'Cancelled: the model that was open stays.',
+  'hub.stopped': 'The model\'s worker did not answer Cancel within {s} s (busy in one long step, such as a tokenizer.json regular expression that never ends), so it was stopped and started again: open a model again.',
   'hub.loaded': '{label} open: {ms} ms to build.',
   'hub.card.model': 'Model',
   'hub.card.shape': 'Shape',

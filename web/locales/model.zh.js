@@ -21,6 +21,7 @@ export const modelZh = {
   'hub.progressNoEta': '已下载 {loaded} / {total} MB',
   'hub.building': '正在内核中构建模型…',
   'hub.cancelled': '已取消：原先打开的模型保持不变。',
+  'hub.stopped': '模型的工作线程在 {s} 秒内没有响应“取消”（卡在一个很长的步骤中，例如 tokenizer.json 里永不结束的正则表达式），因此已停止并重新启动：请重新打开模型。',
   'hub.loaded': '已打开 {label}：构建用时 {ms} 毫秒。',
   'hub.card.model': '模型',
   'hub.card.shape': '形状',

@@ -29,28 +29,73 @@ const MB = (n) => (n >= 1e6 ? (n / 1e6).toFixed(1) : (n / 1e6).toFixed(2));
 
 // --- the worker ---
 
+// A request the worker has not answered for BUSY_MS lets the student press Cancel; a worker that
+// does not answer the cancel within STUCK_MS is busy in one long step it cannot leave (a hostile
+// tokenizer.json's regular expression that backtracks for ever: cancel is a message it would read
+// only after) and is replaced by a new one, the model it held going with it.
+const BUSY_MS = 1000, STUCK_MS = 2000;
+
+function startWorker(M) {
+  M.worker = new Worker(new URL('./worker.js', import.meta.url), { type: 'module' });
+  M.worker.onmessage = (e) => onAnswer(M, e.data);
+}
+
 function ask(M, msg, { onProgress = null } = {}) {
   const id = ++M.ids;
   return new Promise((resolve, reject) => {
     M.pending.set(id, { resolve, reject, onProgress });
     M.worker.postMessage({ ...msg, id });
+    M.busy ??= setTimeout(() => { M.slow = true; drawProgress(M); }, BUSY_MS);
   });
 }
 
 function onAnswer(M, m) {
+  if (m.type === 'cancelled') { clearTimeout(M.stuck); M.stuck = null; return; }
   const p = M.pending.get(m.id);
   if (!p) return;
   if (m.type === 'progress') { p.onProgress?.(m); return; }
   M.pending.delete(m.id);
+  if (M.pending.size === 0) idle(M);
   if (m.type === 'error') p.reject(Object.assign(new Error(m.message), { field: m.field, name: m.name ?? 'Error' }));
   else p.resolve(m);
+}
+
+// A request's error, or null where the request was stopped with its worker (replaceWorker says so once).
+const failure = (e) => (e?.name === 'WorkerStopped' ? null : e);
+
+function idle(M) {
+  clearTimeout(M.busy);
+  M.busy = null;
+  M.slow = false;
+}
+
+// Cancel: the open under way stops (the model open before stays); a worker that does not answer is replaced.
+function cancel(M) {
+  if (!M.opening && !M.slow) return;
+  M.worker.postMessage({ type: 'cancel' });
+  M.stuck ??= setTimeout(() => replaceWorker(M), STUCK_MS);
+}
+
+function replaceWorker(M) {
+  M.stuck = null;
+  M.worker.terminate();
+  const stopped = Object.assign(new Error(t('hub.stopped', { s: STUCK_MS / 1000 })), { name: 'WorkerStopped' });
+  const waiting = [...M.pending.values()];
+  M.pending.clear();
+  idle(M);
+  Object.assign(M, { info: null, result: null, generated: null, lens: null, patched: null, status: '' });
+  startWorker(M);
+  for (const p of waiting) p.reject(stopped);
+  M.error = stopped;
+  M.page.set({ pretrained: '' }, { from: 'model' });
+  draw(M);
 }
 
 // --- opening a folder ---
 
 // One open at a time: a new one cancels the one under way. source: {url} or {files: [{file, path}]}.
 async function open(M, source) {
-  if (M.opening) M.worker.postMessage({ type: 'cancel' });
+  if (M.opening) cancel(M);
   const mine = (M.opening = {});
   M.error = null;
   M.status = '';
@@ -68,7 +113,7 @@ async function open(M, source) {
     await run(M);
   } catch (e) {
     if (e.name === 'AbortError') M.status = t('hub.cancelled');
-    else M.error = e;
+    else M.error = failure(e) ?? M.error;
   } finally {
     if (M.opening === mine) { M.opening = null; M.progress = null; }
     draw(M);
@@ -117,7 +162,7 @@ async function run(M) {
     const r = await ask(M, { type: 'run', text, ablate });
     M.result = { ...r, text, key, ablate };
   } catch (e) {
-    M.runError = e;
+    M.runError = failure(e);
   }
 }
 
@@ -127,7 +172,7 @@ async function generate(M) {
   try {
     M.generated = await ask(M, { type: 'generate', text: sentence(M), n: GENERATE, ablate: ablated(M) });
   } catch (e) {
-    M.runError = e;
+    M.runError = failure(e);
   }
   M.els.generate.disabled = false;
   draw(M);
@@ -141,7 +186,7 @@ async function readLens(M) {
     const key = runKey(M);
     M.lens = { ...(await ask(M, { type: 'lens', text: sentence(M), ablate: ablated(M) })), key };
   } catch (e) {
-    M.runError = e;
+    M.runError = failure(e);
   }
   M.els.lens.disabled = false;
   draw(M);
@@ -162,7 +207,7 @@ async function patchHeads(M) {
     if (!corrupt) throw Object.assign(new Error(t('hub.patchNeeds')), { field: 'ptcorrupt' });
     M.patched = { ...(await ask(M, { type: 'patch', text: sentence(M), corrupt, ablate: ablated(M) })), key };
   } catch (e) {
-    M.patchError = e;
+    M.patchError = failure(e);
   }
   M.patching = false;
   draw(M);
@@ -174,7 +219,7 @@ const freshPatch = (M) => (M.info && M.patched?.key === patchKey(M) ? M.patched 
 function drawProgress(M) {
   const p = M.progress, box = M.els.progressBox;
   box.hidden = !p;
-  M.els.cancel.disabled = !M.opening;
+  M.els.cancel.disabled = !M.opening && !M.slow;
   if (!p) return;
   const bar = M.els.progress;
   if (p.phase === 'weights' && p.total) {
@@ -279,7 +324,7 @@ function wire(M) {
   $('model-close').addEventListener('click', () => M.page.set({ models: false, pretrained: '' }));
   els.urlOpen.addEventListener('click', () => open(M, { url: els.url.value }));
   els.url.addEventListener('keydown', (e) => { if (e.key === 'Enter') open(M, { url: els.url.value }); });
-  els.cancel.addEventListener('click', () => { if (M.opening) M.worker.postMessage({ type: 'cancel' }); });
+  els.cancel.addEventListener('click', () => cancel(M));
   for (const input of [els.files, els.folder]) {
     input.addEventListener('change', () => {
       if (input.files.length) open(M, { files: [...input.files].map((file) => ({ file, path: file.webkitRelativePath || file.name })) });
@@ -342,9 +387,9 @@ function build(page) {
     const [key, id = key] = s.split(':');
     return [key, $(id.startsWith('h-') ? id : `model-${id}`)];
   }));
-  const M = { page, els, open: false, ids: 0, pending: new Map(), chain: Promise.resolve(), info: null, result: null, opening: null, progress: null, ablateMode: false, patching: false };
-  M.worker = new Worker(new URL('./worker.js', import.meta.url), { type: 'module' });
-  M.worker.onmessage = (e) => onAnswer(M, e.data);
+  const M = { page, els, open: false, ids: 0, pending: new Map(), busy: null, slow: false, stuck: null, chain: Promise.resolve(), info: null, result: null,
+    opening: null, progress: null, ablateMode: false, patching: false };
+  startWorker(M);
   M.chips = createChips(els.tokens);
   M.headView = createHeatmap({ className: 'attention' });
   M.grid = createModelGrid(els.grid, { onPress: (l, h) => press(M, l, h) });

@@ -257,8 +257,10 @@ export function createModelController({ post, loadCore = () => loadWorkerCore({ 
       post({ ...errorMessage(e), id: msg.id, name: e?.name ?? null });
     }
   }, post);
-  // a cancel acts at once (the open it stops is the message under way); the rest in order
-  return { handle: (msg) => (msg.type === 'cancel' ? opening?.abort() : queued(msg)) };
+  // a cancel acts at once (the open it stops is the message under way) and is answered, so the
+  // page knows this worker reads its messages; the rest in order
+  const cancel = () => { opening?.abort(); post({ type: 'cancelled' }); };
+  return { handle: (msg) => (msg.type === 'cancel' ? cancel() : queued(msg)) };
 }
 
 serve(createModelController);
