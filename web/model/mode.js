@@ -422,7 +422,7 @@ export function start(page) {
       else draw(M);
     },
     relabel: () => draw(M),
-    stop: () => { M.open = false; if (M.opening) M.worker.postMessage({ type: 'cancel' }); show(false); },
+    stop: () => { M.open = false; if (M.opening) cancel(M); show(false); },
     summary: () => ({ model: () => summary(M), map: (l, h) => headMap(M, l, h) }),
   };
 }
