@@ -8,7 +8,8 @@
 // sentence into a corrupted one gives the core's numbers, a corrupted sentence of another length is
 // refused at its input); a throttled download shows bytes, speed and time left and completes; cancel leaves the
 // open model and the page usable; a truncated file, a wrong dtype, a missing tensor, a config.json
-// that disagrees with the weights and a shard index naming a file outside the folder each give the
+// that disagrees with the weights, a shard index naming a file outside the folder and a tokenizer.json
+// that never ends (sent without a length) each give the
 // core's message, the open model staying; a tokenizer.json whose regular expression never ends
 // stalls the worker, which Cancel replaces; a sharded BF16 folder without a tokenizer takes token ids;
 // picked files open as a folder does; cross-origin isolated, the mode's worker runs the threaded
@@ -76,16 +77,24 @@ function without(bytes, name) {
 const folderFiles = (name) => Object.fromEntries(readdirSync(join(FIXTURES, name)).map((f) => [f, readFileSync(join(FIXTURES, name, f))]));
 
 // /hf/<folder>/<file> from the written bad folders or the fixtures, with Content-Length;
-// /slow/<folder>/<file>: the same, 2 KB every 40 ms.
+// /slow/<folder>/<file>: the same, 2 KB every 40 ms; /endless/<folder>/: its tokenizer.json, sent
+// without a length, never ends.
 function routes(req, res, next) {
-  const m = /^\/(hf|slow)\/([\w-]+)\/([\w.-]+)$/.exec(decodeURIComponent(req.url.split('?')[0]));
+  const m = /^\/(hf|slow|endless)\/([\w-]+)\/([\w.-]+)$/.exec(decodeURIComponent(req.url.split('?')[0]));
   if (!m) return next();
   const [, kind, folder, file] = m;
+  if (kind === 'endless' && file === 'tokenizer.json') {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    const spaces = Buffer.alloc(1 << 20, 0x20);
+    const more = () => { while (!res.destroyed && res.write(spaces)); if (!res.destroyed) res.once('drain', more); };
+    more();
+    return;
+  }
   const path = [join(bad, folder, file), join(FIXTURES, folder, file)].find((p) => existsSync(p));
   if (!path) { res.writeHead(404).end('not found'); return; }
   const bytes = readFileSync(path);
   res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': String(bytes.length) });
-  if (kind === 'hf') { createReadStream(path).pipe(res); return; }
+  if (kind !== 'slow') { createReadStream(path).pipe(res); return; }
   let at = 0;
   const tick = () => {
     if (res.destroyed) return;
@@ -323,6 +332,11 @@ test('bad folders give the core\'s message and the open model stays; a sharded B
     assert.equal((await model(page)).label, `hf/${GOOD}`, `${name}: the open model stays`);
     assert.equal(await page.getByTestId('model-tile').count(), 8);
   }
+  // a tokenizer.json without end, sent without a length
+  await openUrl(page, `${server.url}endless/${GOOD}/`);
+  await page.waitForFunction(() => !document.querySelector('[data-testid="model-error"]').hidden && !window.playground.model().loading);
+  assert.match(await page.getByTestId('model-error').textContent(), /tokenizer\.json goes on past 67108864 bytes/);
+  assert.equal((await model(page)).label, `hf/${GOOD}`, 'endless: the open model stays');
   await openUrl(page, `${server.url}hf/llama_mqa_tied_bf16_sharded/`);
   await ready(page, 'hf/llama_mqa_tied_bf16_sharded');
   const m = await model(page);

@@ -62,7 +62,7 @@ export function urlSource(text, base, signal) {
       const r = await get(name, name !== 'config.json');
       if (!r) return null;
       if (Number(r.headers.get('content-length') ?? 0) > MAX_SMALL) throw fault(`${name} has ${r.headers.get('content-length')} bytes: too big for a ${name}`);
-      return new Uint8Array(await r.arrayBuffer());
+      return smallBody(r.body.getReader(), name);
     },
     async open(name) {
       const r = await get(name, false);
@@ -71,6 +71,24 @@ export function urlSource(text, base, signal) {
       return { size: length === null ? null : Number(length), read: async () => (await reader.read()).value ?? null, cancel: () => reader.cancel().catch(() => {}) };
     },
   };
+}
+
+// A small file's bytes, counted as they come: a chunked response has no Content-Length and a
+// compressed one gives the compressed size, so a server could otherwise send without end.
+async function smallBody(reader, name) {
+  const chunks = [];
+  let n = 0;
+  for (let c = await reader.read(); !c.done; c = await reader.read()) {
+    n += c.value.length;
+    if (n > MAX_SMALL) {
+      reader.cancel().catch(() => {});
+      throw fault(`${name} goes on past ${MAX_SMALL} bytes (its length was not sent, or only compressed): too big for a ${name}`);
+    }
+    chunks.push(c.value);
+  }
+  const bytes = new Uint8Array(n);
+  chunks.reduce((at, c) => (bytes.set(c, at), at + c.length), 0);
+  return bytes;
 }
 
 // Files of a picker or a drop: [{file, path}] (path: the file's place in the dropped or picked
