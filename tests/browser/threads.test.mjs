@@ -90,8 +90,7 @@ test('where the threaded build\'s worker script is missing, the isolated page wa
   const seen = await page.evaluate(() => ({ isolated: globalThis.crossOriginIsolated, threads: Number(document.getElementById('threads').dataset.threads),
     steps: window.playground.result().steps.length }));
   await page.close();
-  assert.deepEqual(seen.isolated, true);
-  assert.equal(seen.threads, 1);
+  assert.deepEqual([seen.isolated, seen.threads], [true, 1]);
   assert.ok(seen.steps >= 10);
   assert.ok(warnings.some((w) => /attention-threads\.worker\.js\) did not start.*loading the single-thread build/.test(w)), warnings.join('\n'));
   assert.deepEqual(errors.filter((e) => !/attention-threads\.worker\.js|status of 404/.test(e)), []);
