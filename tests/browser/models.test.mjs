@@ -320,6 +320,21 @@ test('a tokenizer whose regular expression never ends: Cancel replaces the stuck
   await page.close();
 });
 
+// A worker whose script does not load answers nothing: the page says so, and the next open starts another.
+test('the mode\'s worker script not served: the open fails with that, and the next open works', async () => {
+  const { page, errors } = await openPage(browser.context, `${server.url}#models=1`);
+  await page.route('**/model/worker.js*', (route) => route.fulfill({ status: 404, body: 'not here' }));
+  await openUrl(page, `${server.url}hf/${GOOD}/`);
+  await page.waitForFunction(() => /worker failed \(its script did not load\)/.test(document.querySelector('[data-testid="model-error"]').textContent), null, { timeout: 30000 });
+  assert.equal(await model(page), null);
+  await page.unroute('**/model/worker.js*');
+  await openUrl(page, `${server.url}hf/${GOOD}/`);
+  await ready(page, `hf/${GOOD}`, errors);
+  assert.equal(await page.getByTestId('model-error').isHidden(), true);
+  assert.deepEqual(real(errors).filter((e) => !/worker\.js/.test(e)), []);
+  await page.close();
+});
+
 test('bad folders give the core\'s message and the open model stays; a sharded BF16 folder without a tokenizer takes ids', async () => {
   const { page } = await openPage(browser.context, `${server.url}#models=1`);
   await openUrl(page, `${server.url}hf/${GOOD}/`);

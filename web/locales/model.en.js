@@ -23,6 +23,8 @@ export const modelEn = {
   'hub.building': 'Building the model in the core…',
   'hub.cancelled': 'Cancelled: the model that was open stays.',
   'hub.stopped': 'The model\'s worker did not answer Cancel within {s} s (busy in one long step, such as a tokenizer.json regular expression that never ends), so it was stopped and started again: open a model again.',
+  'hub.workerFailed': 'The model\'s worker failed ({why}) and was started again: open a model again.',
+  'hub.workerNoScript': 'its script did not load',
   'hub.loaded': '{label} open: {ms} ms to build.',
   'hub.card.model': 'Model',
   'hub.card.shape': 'Shape',

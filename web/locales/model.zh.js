@@ -22,6 +22,8 @@ export const modelZh = {
   'hub.building': '正在内核中构建模型…',
   'hub.cancelled': '已取消：原先打开的模型保持不变。',
   'hub.stopped': '模型的工作线程在 {s} 秒内没有响应“取消”（卡在一个很长的步骤中，例如 tokenizer.json 里永不结束的正则表达式），因此已停止并重新启动：请重新打开模型。',
+  'hub.workerFailed': '模型的工作线程出错（{why}），已重新启动：请重新打开模型。',
+  'hub.workerNoScript': '其脚本未能加载',
   'hub.loaded': '已打开 {label}：构建用时 {ms} 毫秒。',
   'hub.card.model': '模型',
   'hub.card.shape': '形状',

@@ -35,16 +35,25 @@ const MB = (n) => (n >= 1e6 ? (n / 1e6).toFixed(1) : (n / 1e6).toFixed(2));
 // only after) and is replaced by a new one, the model it held going with it.
 const BUSY_MS = 1000, STUCK_MS = 2000;
 
-function startWorker(M) {
-  M.worker = new Worker(new URL('./worker.js', import.meta.url), { type: 'module' });
-  M.worker.onmessage = (e) => onAnswer(M, e.data);
+// The mode's worker, started at the first request after the last one ended.
+function worker(M) {
+  if (M.worker) return M.worker;
+  const w = (M.worker = new Worker(new URL('./worker.js', import.meta.url), { type: 'module' }));
+  w.onmessage = (e) => onAnswer(M, e.data);
+  // a worker whose script or imports did not load (offline, refused) answers nothing: its requests
+  // fail with that, and the next request starts another
+  w.onerror = (e) => {
+    e.preventDefault?.();
+    replaceWorker(M, Object.assign(new Error(t('hub.workerFailed', { why: e.message || t('hub.workerNoScript') })), { name: 'WorkerStopped' }));
+  };
+  return w;
 }
 
 function ask(M, msg, { onProgress = null } = {}) {
   const id = ++M.ids;
   return new Promise((resolve, reject) => {
     M.pending.set(id, { resolve, reject, onProgress });
-    M.worker.postMessage({ ...msg, id });
+    worker(M).postMessage({ ...msg, id });
     M.busy ??= setTimeout(() => { M.slow = true; drawProgress(M); }, BUSY_MS);
   });
 }
@@ -71,20 +80,20 @@ function idle(M) {
 
 // Cancel: the open under way stops (the model open before stays); a worker that does not answer is replaced.
 function cancel(M) {
-  if (!M.opening && !M.slow) return;
+  if (!M.worker || (!M.opening && !M.slow)) return;
   M.worker.postMessage({ type: 'cancel' });
   M.stuck ??= setTimeout(() => replaceWorker(M), STUCK_MS);
 }
 
-function replaceWorker(M) {
+function replaceWorker(M, stopped = Object.assign(new Error(t('hub.stopped', { s: STUCK_MS / 1000 })), { name: 'WorkerStopped' })) {
+  clearTimeout(M.stuck);
   M.stuck = null;
-  M.worker.terminate();
-  const stopped = Object.assign(new Error(t('hub.stopped', { s: STUCK_MS / 1000 })), { name: 'WorkerStopped' });
+  M.worker?.terminate();
+  M.worker = null;
   const waiting = [...M.pending.values()];
   M.pending.clear();
   idle(M);
   Object.assign(M, { info: null, result: null, generated: null, lens: null, patched: null, status: '' });
-  startWorker(M);
   for (const p of waiting) p.reject(stopped);
   M.error = stopped;
   M.page.set({ pretrained: '' }, { from: 'model' });
@@ -389,7 +398,7 @@ function build(page) {
   }));
   const M = { page, els, open: false, ids: 0, pending: new Map(), busy: null, slow: false, stuck: null, chain: Promise.resolve(), info: null, result: null,
     opening: null, progress: null, ablateMode: false, patching: false };
-  startWorker(M);
+  M.worker = null;
   M.chips = createChips(els.tokens);
   M.headView = createHeatmap({ className: 'attention' });
   M.grid = createModelGrid(els.grid, { onPress: (l, h) => press(M, l, h) });
