@@ -35,7 +35,7 @@ const MB = (n) => (n >= 1e6 ? (n / 1e6).toFixed(1) : (n / 1e6).toFixed(2));
 // only after) and is replaced by a new one, the model it held going with it.
 const BUSY_MS = 1000, STUCK_MS = 2000;
 
-// The mode's worker, started at the first request after the last one ended.
+// The mode's worker: started at the first request, and again at the first after one was replaced.
 function worker(M) {
   if (M.worker) return M.worker;
   const w = (M.worker = new Worker(new URL('./worker.js', import.meta.url), { type: 'module' }));
@@ -396,9 +396,8 @@ function build(page) {
     const [key, id = key] = s.split(':');
     return [key, $(id.startsWith('h-') ? id : `model-${id}`)];
   }));
-  const M = { page, els, open: false, ids: 0, pending: new Map(), busy: null, slow: false, stuck: null, chain: Promise.resolve(), info: null, result: null,
-    opening: null, progress: null, ablateMode: false, patching: false };
-  M.worker = null;
+  const M = { page, els, open: false, worker: null, ids: 0, pending: new Map(), busy: null, slow: false, stuck: null, chain: Promise.resolve(), info: null,
+    result: null, opening: null, progress: null, ablateMode: false, patching: false };
   M.chips = createChips(els.tokens);
   M.headView = createHeatmap({ className: 'attention' });
   M.grid = createModelGrid(els.grid, { onPress: (l, h) => press(M, l, h) });
