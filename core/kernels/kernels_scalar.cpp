@@ -63,7 +63,11 @@ void softmax(float* x, size_t n) {
   const float inv = 1.f / sum;
   for (size_t i = 0; i < n; ++i) x[i] *= inv;
 }
-void layer_norm(float* y, const float* x, const float* gamma, const float* beta, size_t n, float eps) {
+// A row's mean and 1 / sqrt(biased variance + eps), as layer_norm and its backward both need them.
+struct Moments {
+  float mean, rstd;
+};
+Moments moments(const float* x, size_t n, float eps) {
   float mean = 0.f;
   for (size_t i = 0; i < n; ++i) mean += x[i];
   mean /= static_cast<float>(n);
@@ -71,6 +75,10 @@ void layer_norm(float* y, const float* x, const float* gamma, const float* beta,
   for (size_t i = 0; i < n; ++i) var += (x[i] - mean) * (x[i] - mean);
   var /= static_cast<float>(n);
   const float rstd = 1.f / std::sqrt(var + eps);
+  return {mean, rstd};
+}
+void layer_norm(float* y, const float* x, const float* gamma, const float* beta, size_t n, float eps) {
+  const auto [mean, rstd] = moments(x, n, eps);
   for (size_t i = 0; i < n; ++i) y[i] = (x[i] - mean) * rstd * gamma[i] + beta[i];
 }
 
@@ -80,13 +88,7 @@ void softmax_backward(float* dx, const float* y, const float* dy, size_t n) {
 }
 void layer_norm_backward(float* dx, float* dgamma, float* dbeta, const float* x, const float* dy, const float* gamma,
                          size_t n, float eps) {
-  float mean = 0.f;
-  for (size_t i = 0; i < n; ++i) mean += x[i];
-  mean /= static_cast<float>(n);
-  float var = 0.f;
-  for (size_t i = 0; i < n; ++i) var += (x[i] - mean) * (x[i] - mean);
-  var /= static_cast<float>(n);
-  const float rstd = 1.f / std::sqrt(var + eps);
+  const auto [mean, rstd] = moments(x, n, eps);
   // dxhat = dy * gamma; dx = rstd * (dxhat - mean(dxhat) - xhat * mean(dxhat * xhat))
   float m1 = 0.f, m2 = 0.f;
   for (size_t i = 0; i < n; ++i) {

@@ -468,7 +468,11 @@ struct K {
     }
     scale(x, 1.f / xsimd::hadd(s0 + s1), n);
   }
-  static void layer_norm(float* y, const float* x, const float* gamma, const float* beta, size_t n, float eps) {
+  // A row's mean and 1 / sqrt(biased variance + eps), as layer_norm and its backward both need them.
+  struct Moments {
+    float mean, rstd;
+  };
+  static Moments moments(const float* x, size_t n, float eps) {
     size_t i = 0;
     B vs(0.f);
     for (; i + W <= n; i += W) vs += B::load_unaligned(x + i);
@@ -485,8 +489,13 @@ struct K {
     for (; i < n; ++i) var += (x[i] - mean) * (x[i] - mean);
     var /= static_cast<float>(n);
     const float rstd = 1.f / std::sqrt(var + eps);
-    const B brstd(rstd);
-    for (i = 0; i + W <= n; i += W)
+    return {mean, rstd};
+  }
+  static void layer_norm(float* y, const float* x, const float* gamma, const float* beta, size_t n, float eps) {
+    const auto [mean, rstd] = moments(x, n, eps);
+    const B bmean(mean), brstd(rstd);
+    size_t i = 0;
+    for (; i + W <= n; i += W)
       madd((B::load_unaligned(x + i) - bmean) * brstd, B::load_unaligned(gamma + i), B::load_unaligned(beta + i))
           .store_unaligned(y + i);
     for (; i < n; ++i) y[i] = (x[i] - mean) * rstd * gamma[i] + beta[i];
@@ -501,26 +510,12 @@ struct K {
   }
   static void layer_norm_backward(float* dx, float* dgamma, float* dbeta, const float* x, const float* dy, const float* gamma,
                                   size_t n, float eps) {
-    size_t i = 0;
-    B vs(0.f);
-    for (; i + W <= n; i += W) vs += B::load_unaligned(x + i);
-    float mean = xsimd::hadd(vs);
-    for (; i < n; ++i) mean += x[i];
-    mean /= static_cast<float>(n);
-    const B bmean(mean);
-    B vv(0.f);
-    for (i = 0; i + W <= n; i += W) {
-      B d = B::load_unaligned(x + i) - bmean;
-      vv = madd(d, d, vv);
-    }
-    float var = xsimd::hadd(vv);
-    for (; i < n; ++i) var += (x[i] - mean) * (x[i] - mean);
-    var /= static_cast<float>(n);
-    const float rstd = 1.f / std::sqrt(var + eps);
-    const B brstd(rstd);
+    const auto [mean, rstd] = moments(x, n, eps);
+    const B bmean(mean), brstd(rstd);
     // dgamma += dy * xhat, dbeta += dy; m1 = mean(dy * gamma), m2 = mean(dy * gamma * xhat)
     B v1(0.f), v2(0.f);
-    for (i = 0; i + W <= n; i += W) {
+    size_t i = 0;
+    for (; i + W <= n; i += W) {
       const B xhat = (B::load_unaligned(x + i) - bmean) * brstd, d = B::load_unaligned(dy + i);
       const B g = d * B::load_unaligned(gamma + i);
       madd(d, xhat, B::load_unaligned(dgamma + i)).store_unaligned(dgamma + i);

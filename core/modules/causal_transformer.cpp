@@ -29,15 +29,7 @@ struct CausalBlock {
       Context::Scope scope(ctx, "attn.");
       a = attn(x, ctx).first;
     }
-    Var r1 = add(ctx, x, a);
-    ctx.step("residual1", r1, {"batch", "seq", "emb_dim"}, "x + self.attn(x)");
-    Var n1 = norm1(ctx, r1);
-    ctx.step("norm1", n1, {"batch", "seq", "emb_dim"}, "x = self.norm1(x + self.attn(x))");
-    Var r2 = add(ctx, n1, ffn(n1, ctx));
-    ctx.step("residual2", r2, {"batch", "seq", "emb_dim"}, "x + self.ffn(x)");
-    Var n2 = norm2(ctx, r2);
-    ctx.step("norm2", n2, {"batch", "seq", "emb_dim"}, "x = self.norm2(x + self.ffn(x))");
-    return n2;
+    return post_norm_block(ctx, x, a, norm1, ffn, norm2);
   }
   void parameters(const std::string& p, ParamList& out) {
     attn.parameters(p + "attn.", out);

@@ -26,23 +26,16 @@ std::tuple<Var, Var, Var> DecoderBlock::operator()(const Var& x, const Var& enc_
     Context::Sequences seq(ctx, ctx.seq_q(), ctx.seq_q());
     std::tie(a, self_probs) = self_attn(x, Var(), ctx);
   }
-  Var r1 = add(ctx, x, a);
-  ctx.step("residual1", r1, {"batch", "seq", "emb_dim"}, "x + self.self_attn(x)");
-  Var n1 = norm1(ctx, r1);
-  ctx.step("norm1", n1, {"batch", "seq", "emb_dim"}, "x = self.norm1(x + self.self_attn(x))");
+  const Var n1 = post_norm(ctx, x, a, norm1, {"residual1", "x + self.self_attn(x)", "norm1", "x = self.norm1(x + self.self_attn(x))"});
   {
     Context::Scope scope(ctx, "cross_attn.");
     std::tie(c, cross_probs) = cross_attn(n1, enc_output, ctx);
   }
-  Var r2 = add(ctx, n1, c);
-  ctx.step("residual2", r2, {"batch", "seq", "emb_dim"}, "x + self.cross_attn(x, enc_output, enc_output)");
-  Var n2 = norm2(ctx, r2);
-  ctx.step("norm2", n2, {"batch", "seq", "emb_dim"}, "x = self.norm2(x + self.cross_attn(x, enc_output, enc_output))");
-  Var r3 = add(ctx, n2, ffn(n2, ctx));
-  ctx.step("residual3", r3, {"batch", "seq", "emb_dim"}, "x + self.ffn(x)");
-  Var n3 = norm3(ctx, r3);
-  ctx.step("norm3", n3, {"batch", "seq", "emb_dim"}, "x = self.norm3(x + self.ffn(x))");
-  return {n3, self_probs, cross_probs};
+  const Var n2 = post_norm(ctx, n1, c, norm2,
+                           {"residual2", "x + self.cross_attn(x, enc_output, enc_output)", "norm2",
+                            "x = self.norm2(x + self.cross_attn(x, enc_output, enc_output))"});
+  return {post_norm(ctx, n2, ffn(n2, ctx), norm3, {"residual3", "x + self.ffn(x)", "norm3", "x = self.norm3(x + self.ffn(x))"}),
+          self_probs, cross_probs};
 }
 
 void DecoderBlock::parameters(const std::string& p, ParamList& out) {

@@ -14,15 +14,20 @@ std::pair<Var, Var> EncoderBlock::operator()(const Var& x, Context& ctx) const {
     Context::Scope scope(ctx, "attn.");
     std::tie(a, probs) = attn(x, Var(), ctx);
   }
-  Var r1 = add(ctx, x, a);
-  ctx.step("residual1", r1, {"batch", "seq", "emb_dim"}, "x + self.attn(x)");
-  Var n1 = norm1(ctx, r1);
-  ctx.step("norm1", n1, {"batch", "seq", "emb_dim"}, "x = self.norm1(x + self.attn(x))");
-  Var r2 = add(ctx, n1, ffn(n1, ctx));
-  ctx.step("residual2", r2, {"batch", "seq", "emb_dim"}, "x + self.ffn(x)");
-  Var n2 = norm2(ctx, r2);
-  ctx.step("norm2", n2, {"batch", "seq", "emb_dim"}, "x = self.norm2(x + self.ffn(x))");
-  return {n2, probs};
+  return {post_norm_block(ctx, x, a, norm1, ffn, norm2), probs};
+}
+
+Var post_norm(Context& ctx, const Var& x, const Var& sublayer, const LayerNorm& norm, const PostNormSteps& s) {
+  Var r = add(ctx, x, sublayer);
+  ctx.step(s.residual, r, {"batch", "seq", "emb_dim"}, s.residual_line);
+  Var n = norm(ctx, r);
+  ctx.step(s.norm, n, {"batch", "seq", "emb_dim"}, s.norm_line);
+  return n;
+}
+
+Var post_norm_block(Context& ctx, const Var& x, const Var& a, const LayerNorm& norm1, const FeedForward& ffn, const LayerNorm& norm2) {
+  const Var n1 = post_norm(ctx, x, a, norm1, {"residual1", "x + self.attn(x)", "norm1", "x = self.norm1(x + self.attn(x))"});
+  return post_norm(ctx, n1, ffn(n1, ctx), norm2, {"residual2", "x + self.ffn(x)", "norm2", "x = self.norm2(x + self.ffn(x))"});
 }
 
 void EncoderBlock::parameters(const std::string& p, ParamList& out) {

@@ -36,6 +36,17 @@ struct FeedForward {
   }
 };
 
+// Seed 002's post-norm residual, x = norm(x + sublayer(x)) given the sublayer's output: the sum
+// and the norm as two steps, named and quoted as the seed's line is (residual1 "x + self.attn(x)",
+// norm1 "x = self.norm1(x + self.attn(x))").
+struct PostNormSteps {
+  const char *residual, *residual_line, *norm, *norm_line;
+};
+Var post_norm(Context& ctx, const Var& x, const Var& sublayer, const LayerNorm& norm, const PostNormSteps& s);
+// EncoderLayer's block after its attention's output a: x = norm1(x + a); x = norm2(x + ffn(x))
+// (the CausalTransformer's blocks too).
+Var post_norm_block(Context& ctx, const Var& x, const Var& a, const LayerNorm& norm1, const FeedForward& ffn, const LayerNorm& norm2);
+
 // EncoderLayer: x = norm1(x + attn(x)); x = norm2(x + ffn(x))   (post-norm)
 struct EncoderBlock {
   // declared in the seed's construction order: members are built (and draw) in this order
