@@ -61,8 +61,9 @@ double max_abs_diff(const attn::Tensor& got, const std::vector<float>& want) {
 // as the step's products): thread t reads the t-th of `threads` contiguous parts of each tensor,
 // each part in 8 stretches read side by side (8 streams in flight, as the decode's products read 4
 // far rows: one sequential stream leaves the memory idle between the prefetcher's requests), SSE2
-// sums (far above what memory delivers to one core). About the best a memory-bound decode step can
-// do. Returns the sum, so the reads are not optimised out.
+// sums (far above what memory delivers to one core). A reference for a memory-bound decode step,
+// not a bound: onnxruntime-node's 2-thread step and the core's 1-thread step have beaten it
+// (docs/benchmarks.md). Returns the sum, so the reads are not optimised out.
 float read_all(const attn::ParamList& params) {
   constexpr size_t S = 8;
   const size_t T = static_cast<size_t>(attn::threads());
