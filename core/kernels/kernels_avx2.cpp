@@ -7,14 +7,7 @@ namespace attn {
 const Kernels& kernels_avx2() {
   static const Kernels table = [] {
     using Table = simd::K<xsimd::fma3<xsimd::avx2>, 4, 3, 6, 2>;
-    Kernels k = Table::table("avx2");
-    using G = simd::GemmNtPacked<xsimd::fma3<xsimd::avx2>, 2, 6, 12, 256, Table>;
-    k.gemm_nt = G::gemm_nt;
-    k.packed_cols = G::PN;
-    k.packed_floats = G::packed_floats;
-    k.pack_nt = G::pack_nt;
-    k.gemm_nt_packed = G::gemm_nt_packed;
-    return k;
+    return simd::GemmNtPacked<xsimd::fma3<xsimd::avx2>, 2, 6, 12, 256, Table>::install(Table::table("avx2"));
   }();
   return table;
 }

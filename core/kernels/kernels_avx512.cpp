@@ -9,14 +9,7 @@ namespace attn {
 const Kernels& kernels_avx512() {
   static const Kernels table = [] {
     using Table = simd::K<xsimd::avx512f, 4, 4, 8, 3, 128, false, 6>;
-    Kernels k = Table::table("avx512");
-    using G = simd::GemmNtPacked<xsimd::avx512f, 3, 8, 16, 768, Table>;
-    k.gemm_nt = G::gemm_nt;
-    k.packed_cols = G::PN;
-    k.packed_floats = G::packed_floats;
-    k.pack_nt = G::pack_nt;
-    k.gemm_nt_packed = G::gemm_nt_packed;
-    return k;
+    return simd::GemmNtPacked<xsimd::avx512f, 3, 8, 16, 768, Table>::install(Table::table("avx512"));
   }();
   return table;
 }

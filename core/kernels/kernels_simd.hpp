@@ -976,6 +976,15 @@ struct GemmNtPacked {
       }
     }
   }
+  // A table's gemm_nt and packed entries replaced by these (kernels_avx2.cpp, kernels_avx512.cpp).
+  static Kernels install(Kernels k) {
+    k.gemm_nt = gemm_nt;
+    k.packed_cols = PN;
+    k.packed_floats = packed_floats;
+    k.pack_nt = pack_nt;
+    k.gemm_nt_packed = gemm_nt_packed;
+    return k;
+  }
 };
 
 }  // inline namespace ATTN_SIMD_VARIANT
