@@ -176,6 +176,11 @@ test('a link opens a Llama folder: its tokenizer, a tile per layer x head, maps 
   assert.deepEqual([m.layers, m.heads], [2, 4]);
   assert.equal(m.tokenizer, 'tokenizer.json');
   assert.equal(await page.getByTestId('model-tile').count(), 8, 'a tile per layer x head');
+  const [field, panel] = await page.evaluate(() => {
+    const input = document.querySelector('[data-testid="model-url"]');
+    return [input.getBoundingClientRect().width, input.closest('.field').getBoundingClientRect().width];
+  });
+  assert.ok(field >= 0.95 * panel, `the address field spans its panel (${field} of ${panel} px): a Hub address is long`);
   const node = await nodeMaps(GOOD, m.ids);
   assert.deepEqual(m.ids, node.tokenizer.encode('the cat sat'), 'the folder\'s tokenizer.json cut the sentence');
   assert.deepEqual(m.pieces, node.tokenizer.pieces(m.ids));

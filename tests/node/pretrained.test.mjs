@@ -347,3 +347,13 @@ test('readModel: the logit lens and logit attribution of a model that also gener
   }
 });
 
+
+// The model mode's next tokens and logit lens: a 50,257-token model's likeliest tokens can all be
+// under 0.001 (GPT-2 small's shape with random weights: 0.00013-0.00014), which three decimals
+// printed as 0.000 each.
+test('the "Open a model" mode prints a probability with three decimals, or two significant digits under 0.001', async () => {
+  const { probText, tokenProb } = await import('../../web/views/model-views.js');
+  assert.deepEqual([0.25, 0.0304, 0.001, 0.000137, 0.0009996, 2e-5, 0].map(probText),
+    ['0.250', '0.030', '0.001', '0.00014', '0.0010', '0.000020', '0.0']);
+  assert.equal(tokenProb({ piece: ' Fleming', prob: 0.00013368 }), '" Fleming" 0.00013');
+});

@@ -9,7 +9,7 @@ import { addLocale, t, translatePage } from '../i18n.js';
 import { modelEn } from '../locales/model.en.js';
 import { createHeatmap } from '../views/heatmap.js';
 import { createLabGrid, fillTerms } from '../views/lab-views.js';
-import { createModelGrid, fillLens } from '../views/model-views.js';
+import { createModelGrid, fillLens, probText, tokenProb } from '../views/model-views.js';
 import { fillSection } from '../views/model-section.js';
 import { createChips } from '../views/tokens.js';
 import { droppedFiles } from './loader.js';
@@ -291,7 +291,7 @@ function drawPatch(M) {
     return;
   }
   els.patchNote.classList.remove('error-text');
-  els.patchNote.textContent = t('hub.patchNote', { token: p.token.piece, prob: p.token.prob.toFixed(3), wrong: p.wrong.piece,
+  els.patchNote.textContent = t('hub.patchNote', { token: p.token.piece, prob: probText(p.token.prob), wrong: p.wrong.piece,
     clean: p.clean_metric.toFixed(3), corrupted: p.corrupted_metric.toFixed(3), cells: p.layers * p.heads, ms: p.ms.toFixed(0) });
   const rows = Array.from({ length: p.layers }, (_, l) => t('hub.layerN', { l }));
   const cols = Array.from({ length: p.heads }, (_, h) => t('hub.headN', { h }));
@@ -314,7 +314,7 @@ function draw(M) {
   drawCard(M);
   const r = M.result;
   M.chips.update(r ? r.pieces : [], r ? r.ids : null);
-  M.els.next.textContent = r ? t('hub.next', { list: r.next.map((x) => `"${x.piece}" ${x.prob.toFixed(3)}`).join(', '), ms: r.ms.toFixed(0) }) : '';
+  M.els.next.textContent = r ? t('hub.next', { list: r.next.map(tokenProb).join(', '), ms: r.ms.toFixed(0) }) : '';
   M.els.generate.disabled = !M.info;
   M.els.generated.textContent = M.generated ? `${t('hub.generated', { ms: M.generated.ms.toFixed(0) })} ${M.generated.text}` : '';
   M.els.lens.disabled = !M.info;

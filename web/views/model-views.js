@@ -52,6 +52,12 @@ export function createModelGrid(root, { onPress }) {
   };
 }
 
+// A probability as the mode prints it: three decimals, or two significant digits below 0.001 (a
+// random or barely trained 124M model's likeliest next tokens all are: "0.000" said nothing).
+export const probText = (p) => (p >= 0.001 ? p.toFixed(3) : p.toPrecision(2));
+// A token and its probability, as the next tokens and the logit lens list them.
+export const tokenProb = (x) => `"${x.piece}" ${probText(x.prob)}`;
+
 // The logit lens as a table: a row per readout (the embeddings, then each layer after its attention
 // and after its MLP), its likeliest next tokens with their probabilities; readouts null: empty.
 export function fillLens(table, readouts, caption) {
@@ -67,7 +73,7 @@ export function fillLens(table, readouts, caption) {
     row.dataset.step = r.step;
     const where = r.layer == null ? t('hub.lensEmbed') : t(r.after === 'attn' ? 'hub.lensAttn' : 'hub.lensMlp', { l: r.layer });
     row.append(Object.assign(document.createElement('th'), { scope: 'row', textContent: where, title: r.step }));
-    row.insertCell().textContent = r.top.map((x) => `"${x.piece}" ${x.prob.toFixed(3)}`).join(', ');
+    row.insertCell().textContent = r.top.map(tokenProb).join(', ');
   }
 }
 
