@@ -48,6 +48,15 @@ function redosFiles() {
   files['tokenizer.json'] = Buffer.from(JSON.stringify(tokenizer));
   return files;
 }
+// GOOD read as 16 heads of width 2 (8 key/value heads): the same tensors, as many tiles per layer as
+// GPT-2 small's 12 and more
+const WIDE = 'sixteen_heads';
+function wideFiles() {
+  const files = folderFiles(GOOD);
+  files['config.json'] = Buffer.from(String(files['config.json']).replace('"num_attention_heads": 4', '"num_attention_heads": 16')
+    .replace('"num_key_value_heads": 2', '"num_key_value_heads": 8'));
+  return files;
+}
 // The first occurrence of `a` in a file's bytes replaced by `b` (the same length: offsets stay).
 function swap(bytes, a, b) {
   const s = Buffer.from(bytes).toString('latin1');
@@ -113,8 +122,10 @@ before(async () => {
     mkdirSync(join(bad, name));
     for (const [f, b] of Object.entries(files)) writeFileSync(join(bad, name, f), b);
   }
-  mkdirSync(join(bad, REDOS));
-  for (const [f, b] of Object.entries(redosFiles())) writeFileSync(join(bad, REDOS, f), b);
+  for (const [name, files] of [[REDOS, redosFiles()], [WIDE, wideFiles()]]) {
+    mkdirSync(join(bad, name));
+    for (const [f, b] of Object.entries(files)) writeFileSync(join(bad, name, f), b);
+  }
   [server, isolated] = await Promise.all([startServer({ middleware: routes }), startServer({ middleware: routes, isolated: true })]);
   browser = await launch();
 });
@@ -176,11 +187,6 @@ test('a link opens a Llama folder: its tokenizer, a tile per layer x head, maps 
   assert.deepEqual([m.layers, m.heads], [2, 4]);
   assert.equal(m.tokenizer, 'tokenizer.json');
   assert.equal(await page.getByTestId('model-tile').count(), 8, 'a tile per layer x head');
-  const [field, panel] = await page.evaluate(() => {
-    const input = document.querySelector('[data-testid="model-url"]');
-    return [input.getBoundingClientRect().width, input.closest('.field').getBoundingClientRect().width];
-  });
-  assert.ok(field >= 0.95 * panel, `the address field spans its panel (${field} of ${panel} px): a Hub address is long`);
   const node = await nodeMaps(GOOD, m.ids);
   assert.deepEqual(m.ids, node.tokenizer.encode('the cat sat'), 'the folder\'s tokenizer.json cut the sentence');
   assert.deepEqual(m.pieces, node.tokenizer.pieces(m.ids));
@@ -259,6 +265,26 @@ test('a link opens a Llama folder: its tokenizer, a tile per layer x head, maps 
 
 // Served cross-origin isolated (npm start's headers) the worker takes the threaded build on every
 // core; the tiles, the next tokens and the patching grids are those of the single-thread build.
+test('at a laptop\'s width the address field spans its panel, and a 16-head model shows each layer as one row of tiles', async () => {
+  const { page, errors } = await openPage(browser.context, `${server.url}#pretrained=${encodeURIComponent(`${server.url}hf/${WIDE}/`)}&pttext=${encodeURIComponent('the cat sat')}`);
+  await page.setViewportSize({ width: 1280, height: 900 });
+  await ready(page, `hf/${WIDE}`, errors);
+  assert.deepEqual([(await model(page)).layers, (await model(page)).heads], [2, 16]);
+  const { field, panel, tiles, grid } = await page.evaluate(() => {
+    const input = document.querySelector('[data-testid="model-url"]');
+    const g = document.querySelector('[data-testid="model-grid"]');
+    return { field: input.getBoundingClientRect().width, panel: input.closest('.field').getBoundingClientRect().width,
+      tiles: [...g.querySelectorAll('[data-testid="model-tile"]')].map((b) => ({ layer: b.dataset.layer, top: Math.round(b.getBoundingClientRect().top), width: b.getBoundingClientRect().width })),
+      grid: [g.scrollWidth, g.clientWidth] };
+  });
+  assert.ok(field >= 0.95 * panel, `the address field spans its panel (${field} of ${panel} px): a Hub address is long`);
+  assert.equal(tiles.length, 32);
+  for (const layer of ['0', '1']) assert.equal(new Set(tiles.filter((x) => x.layer === layer).map((x) => x.top)).size, 1, `layer ${layer}'s 16 tiles in one row`);
+  assert.ok(tiles.every((x) => x.width >= 40), `every tile at least 40 px wide (${Math.min(...tiles.map((x) => x.width))})`);
+  assert.ok(grid[0] <= grid[1] + 1, `16 tiles fit at 1280 px without scrolling (${grid})`);
+  assert.deepEqual(real(errors), []);
+});
+
 test('cross-origin isolated, the model worker runs the threaded build: the same maps, next tokens and patching as one thread', async () => {
   const seen = [];
   for (const s of [server, isolated]) {
