@@ -282,6 +282,17 @@ test('at a laptop\'s width the address field spans its panel, and a 16-head mode
   for (const layer of ['0', '1']) assert.equal(new Set(tiles.filter((x) => x.layer === layer).map((x) => x.top)).size, 1, `layer ${layer}'s 16 tiles in one row`);
   assert.ok(tiles.every((x) => x.width >= 40), `every tile at least 40 px wide (${Math.min(...tiles.map((x) => x.width))})`);
   assert.ok(grid[0] <= grid[1] + 1, `16 tiles fit at 1280 px without scrolling (${grid})`);
+  // the three layer x head heatmaps of "Patch every head", side by side in half a card each: every column shown
+  await page.getByTestId('model-corrupt').fill('the sat cat');
+  await page.getByTestId('model-patch').click();
+  await page.waitForFunction(() => window.playground.model()?.patching, null, { timeout: 30000 });
+  for (const id of ['model-patching', 'model-attribution', 'model-dla']) {
+    const [map, figure] = await page.evaluate((i) => {
+      const f = document.querySelector(`[data-testid="${i}"]`);
+      return [f.querySelector('.canvas-clip').getBoundingClientRect().width, f.getBoundingClientRect().width];
+    }, id);
+    assert.ok(map > 0 && map <= figure + 0.5, `${id}: its 16 columns within its figure (${map} of ${figure} px)`);
+  }
   assert.deepEqual(real(errors), []);
 });
 

@@ -153,7 +153,10 @@ export function createLabGrid(figure, { cellKey = 'lab.cell' } = {}) {
       figure.dataset.rows = String(rows);
       figure.dataset.cols = String(cols);
       figure.dataset.cells = String(rows * cols);
-      heatmap.update({ slice: { rows, cols, data }, scale: scaleFor(data), width: Math.min(520, 90 + cols * 34), rowLabels, colLabels, values: true, label,
+      // 34 px a column up to 520 px, and no wider than the figure (GPT-2 small's 12 heads in half a
+      // card: its last two columns were cut off)
+      const room = figure.clientWidth;
+      heatmap.update({ slice: { rows, cols, data }, scale: scaleFor(data), width: Math.min(520, 90 + cols * 34, room > 0 ? room : Infinity), rowLabels, colLabels, values: true, label,
         describeCell: (r, c, v) => t(cellKey, { row: rowLabels[r], col: colLabels[c], v: formatValue(v) }) });
     },
   };
