@@ -116,13 +116,12 @@ function routes(req, res, next) {
 
 before(async () => {
   bad = mkdtempSync(join(tmpdir(), 'bad-models-'));
-  for (const [name, { from, edit }] of Object.entries(edits)) {
+  const edited = Object.entries(edits).map(([name, { from, edit }]) => {
     const files = folderFiles(from);
     edit(files);
-    mkdirSync(join(bad, name));
-    for (const [f, b] of Object.entries(files)) writeFileSync(join(bad, name, f), b);
-  }
-  for (const [name, files] of [[REDOS, redosFiles()], [WIDE, wideFiles()]]) {
+    return [name, files];
+  });
+  for (const [name, files] of [...edited, [REDOS, redosFiles()], [WIDE, wideFiles()]]) {
     mkdirSync(join(bad, name));
     for (const [f, b] of Object.entries(files)) writeFileSync(join(bad, name, f), b);
   }
@@ -263,13 +262,12 @@ test('a link opens a Llama folder: its tokenizer, a tile per layer x head, maps 
   await page.close();
 });
 
-// Served cross-origin isolated (npm start's headers) the worker takes the threaded build on every
-// core; the tiles, the next tokens and the patching grids are those of the single-thread build.
 test('at a laptop\'s width the address field spans its panel, and a 16-head model shows each layer as one row of tiles', async () => {
   const { page, errors } = await openPage(browser.context, `${server.url}#pretrained=${encodeURIComponent(`${server.url}hf/${WIDE}/`)}&pttext=${encodeURIComponent('the cat sat')}`);
   await page.setViewportSize({ width: 1280, height: 900 });
   await ready(page, `hf/${WIDE}`, errors);
-  assert.deepEqual([(await model(page)).layers, (await model(page)).heads], [2, 16]);
+  const { layers, heads } = await model(page);
+  assert.deepEqual([layers, heads], [2, 16]);
   const { field, panel, tiles, grid } = await page.evaluate(() => {
     const input = document.querySelector('[data-testid="model-url"]');
     const g = document.querySelector('[data-testid="model-grid"]');
@@ -294,8 +292,11 @@ test('at a laptop\'s width the address field spans its panel, and a 16-head mode
     assert.ok(map > 0 && map <= figure + 0.5, `${id}: its 16 columns within its figure (${map} of ${figure} px)`);
   }
   assert.deepEqual(real(errors), []);
+  await page.close();
 });
 
+// Served cross-origin isolated (npm start's headers) the worker takes the threaded build on every
+// core; the tiles, the next tokens and the patching grids are those of the single-thread build.
 test('cross-origin isolated, the model worker runs the threaded build: the same maps, next tokens and patching as one thread', async () => {
   const seen = [];
   for (const s of [server, isolated]) {

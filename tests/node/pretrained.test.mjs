@@ -347,7 +347,6 @@ test('readModel: the logit lens and logit attribution of a model that also gener
   }
 });
 
-
 // The model mode's next tokens and logit lens: a 50,257-token model's likeliest tokens can all be
 // under 0.001 (GPT-2 small's shape with random weights: 0.00013-0.00014), which three decimals
 // printed as 0.000 each.
