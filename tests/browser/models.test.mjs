@@ -285,11 +285,20 @@ test('at a laptop\'s width the address field spans its panel, and a 16-head mode
   await page.getByTestId('model-patch').click();
   await page.waitForFunction(() => window.playground.model()?.patching, null, { timeout: 30000 });
   for (const id of ['model-patching', 'model-attribution', 'model-dla']) {
-    const [map, figure] = await page.evaluate((i) => {
+    const [map, figure, cut] = await page.evaluate((i) => {
       const f = document.querySelector(`[data-testid="${i}"]`);
-      return [f.querySelector('.canvas-clip').getBoundingClientRect().width, f.getBoundingClientRect().width];
+      const clip = f.querySelector('.canvas-clip');
+      // ink the canvas holds right of its box's last pixel column: a label drawn there is cut off
+      const canvas = clip.querySelector('canvas');
+      const dpr = canvas.width / parseFloat(canvas.style.width);
+      const x = Math.floor(clip.getBoundingClientRect().width * dpr) - 1;
+      const { data } = canvas.getContext('2d').getImageData(x, 0, canvas.width - x, canvas.height);
+      let ink = 0;
+      for (let k = 3; k < data.length; k += 4) if (data[k] > 96) ink++;
+      return [clip.getBoundingClientRect().width, f.getBoundingClientRect().width, ink];
     }, id);
     assert.ok(map > 0 && map <= figure + 0.5, `${id}: its 16 columns within its figure (${map} of ${figure} px)`);
+    assert.equal(cut, 0, `${id}: no label runs past the map's right edge ("Head 15" slants up and right)`);
   }
   assert.deepEqual(real(errors), []);
   await page.close();

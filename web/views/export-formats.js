@@ -2,6 +2,7 @@
 // first export): the scenario as JSON (runnable by `attention-cli run` and bindings/cli.mjs), a
 // tensor as JSON, CSV or NumPy .npy, a heatmap as SVG.
 import { formatValue } from '../tensor.js';
+import { labelOverhang } from './heatmap.js';
 
 // Typed arrays become plain arrays; non-finite numbers the core's JSON writes as strings.
 function plain(value) {
@@ -66,7 +67,7 @@ export function heatmapSVG(view, title = '') {
   const label = (s) => escapeXml(s.length > 12 ? `${s.slice(0, 11)}…` : s);
   const left = view.rowLabels ? 10 + 7 * Math.min(12, Math.max(...view.rowLabels.map((s) => s.length))) : 30;
   const top = (view.colLabels ? 10 + 5 * Math.min(12, Math.max(...view.colLabels.map((s) => s.length))) : 20) + (title ? 20 : 0);
-  const W = left + cols * cell + 10, H = top + rows * cell + 10;
+  const W = left + cols * cell + Math.max(10, labelOverhang(view.colLabels, cell, 6) + 4), H = top + rows * cell + 10;
   const out = [`<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" viewBox="0 0 ${W} ${H}" font-family="system-ui, sans-serif" font-size="11">`,
     '<defs><pattern id="hatch" width="6" height="6" patternUnits="userSpaceOnUse"><rect width="6" height="6" fill="#e4e6ea"/><path d="M0 6L6 0" stroke="#9aa1ad"/></pattern></defs>',
     `<rect width="${W}" height="${H}" fill="#ffffff"/>`];

@@ -163,9 +163,26 @@ function layout(hm, width) {
   const colChars = view.colLabels ? Math.max(...view.colLabels.map((s) => Math.min(12, s.length))) : 0;
   const top = view.colLabels ? Math.min(84, colChars * CHAR_W * 0.72 + 16) : 16;
   const maxCell = view.colLabels ? 44 : view.values ? 64 : 28;
-  const cw = Math.max(2, Math.min(maxCell, Math.floor((width - left - 8) / cols)));
+  const cellWidth = (right) => Math.max(2, Math.min(maxCell, Math.floor((width - left - right) / cols)));
+  // The room on the right: the last columns' slanted labels (the canvas box clips what is past it).
+  let cw = cellWidth(8);
+  let right = Math.max(8, labelOverhang(view.colLabels, cw, CHAR_W) + 3);
+  cw = cellWidth(right);
+  right = Math.max(right, labelOverhang(view.colLabels, cw, CHAR_W) + 3);
   const ch = Math.max(view.rowLabels ? 14 : 6, Math.min(view.values ? 26 : 22, cw));
-  return { left, top, cw, ch, w: left + cw * cols + 8, h: top + ch * rows + 2 };
+  return { left, top, cw, ch, w: left + cw * cols + right, h: top + ch * rows + 2 };
+}
+
+// How far (px) the column labels reach right of the cells: label c (at most 12 characters of
+// charW px) starts over its column's centre and runs up and right at 45°, 0.72 of its length across.
+export function labelOverhang(labels, cw, charW) {
+  if (!labels) return 0;
+  const n = labels.length;
+  let over = 0;
+  for (let c = Math.max(0, n - Math.ceil((12 * charW) / cw) - 1); c < n; c++) {
+    over = Math.max(over, Math.min(12, labels[c].length) * charW * 0.72 - (n - c - 0.5) * cw);
+  }
+  return Math.ceil(over);
 }
 
 // Cells: one pixel each in an offscreen canvas (grow-only too), scaled up without smoothing.
