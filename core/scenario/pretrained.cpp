@@ -295,6 +295,8 @@ std::vector<PlannedTensor> PretrainedPlan::tensors() const {
     for (const SafeTensorEntry& e : headers[i].entries) {
       PlannedTensor t{i, e, e.name, e.shape, false};
       t.target = module == "GPT" ? gpt2_name(e.name, t.transpose) : llama_name(e.name);
+      // GPT-2's lm_head.weight, wte's tensor again: the module skips that name (skips_in_state_dict)
+      if (t.target.empty()) t.target = "lm_head.weight";
       t.transpose = t.transpose && e.shape.size() == 2;
       if (t.transpose) t.shape = {e.shape[1], e.shape[0]};
       out.push_back(std::move(t));
