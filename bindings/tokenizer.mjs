@@ -7,6 +7,7 @@
 //   const tok = await loadTokenizer((name) => bytes | null, 'gpt2');
 //   tok.encode('Hello world')  // [15496, 995]
 //   tok.pieces([15496, 995])   // ['Hello', ' world']: each token as its text (GPT-2's Ġ a space)
+//   tok.pieces([ids], before)  // as they print after the tokens `before` (a next token's text)
 //   tok.decode(ids)            // the text again
 //   await withTokens(scenario, files)  // the scenario with every {"name", "text"} input as its ids
 import { Tokenizer } from '@huggingface/tokenizers';
@@ -40,9 +41,12 @@ function gpt2TokenizerJson(vocab, merges) {
 // Each token as the text it adds: what decoding through it adds to decoding up to it (so a
 // decoder's Strip of the first space comes out as the whole text does, and a character made of
 // several byte tokens shows on the one that completes it, '' on the others), else the token alone.
-function piecesOf(ids, decode) {
-  const upTo = ids.map((_, i) => decode(ids.slice(0, i + 1)));  // the text through each token
-  let before = '';
+// After `context` (the tokens before them: a next token's piece after the sentence, " the" for
+// Llama's ▁the where decoding it alone strips the space); its last 8 tokens are enough for that.
+function piecesOf(ids, decode, context = []) {
+  const ctx = context.slice(-8);
+  const upTo = ids.map((_, i) => decode([...ctx, ...ids.slice(0, i + 1)]));  // the text through each token
+  let before = ctx.length ? decode(ctx) : '';
   return ids.map((id, i) => {
     const now = upTo[i];
     if (now.endsWith('\uFFFD') && i + 1 < ids.length && !upTo[i + 1].endsWith('\uFFFD\uFFFD')) return '';
@@ -72,7 +76,7 @@ function fromHf(kind, json, config) {
     throw new Error(`the model folder's ${kind} has model.type ${JSON.stringify(type)}: the tokenizers read here are ${MODEL_TYPES.join(', ')}`);
   const tok = named(() => new Tokenizer(json, config ?? {}))();
   const decode = named((ids) => tok.decode(ids, { skip_special_tokens: false }));
-  return { kind, encode: named((s) => tok.encode(s, { add_special_tokens: false }).ids), decode, pieces: (ids) => piecesOf(ids, decode) };
+  return { kind, encode: named((s) => tok.encode(s, { add_special_tokens: false }).ids), decode, pieces: (ids, context) => piecesOf(ids, decode, context) };
 }
 
 // read(name) -> Uint8Array | null: the folder's files; modelType: config.json's model_type.
@@ -98,7 +102,7 @@ export async function loadTokenizer(read, modelType) {
       const d = new TextDecoder('utf-8');
       return ids.map((id) => d.decode(bytes(id), { stream: true })).join('') + d.decode();
     };
-    return { kind: "GPT-2's ranks (gpt-tokenizer r50k_base)", encode: (s) => r50k.encode(s), decode, pieces: (ids) => piecesOf(ids, decode) };
+    return { kind: "GPT-2's ranks (gpt-tokenizer r50k_base)", encode: (s) => r50k.encode(s), decode, pieces: (ids, context) => piecesOf(ids, decode, context) };
   }
   throw new Error(`the model folder has no tokenizer (tokenizer.json, or vocab.json + merges.txt): give the input as token ids`);
 }

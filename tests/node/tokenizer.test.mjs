@@ -48,6 +48,10 @@ test("a Llama-style tokenizer.json (▁ for spaces, merges by rank): the ids its
   // ▁the ▁cat ▁ in ▁ a ▁ h at, by the merges "▁ t", "h e", "▁t he", "a t", "▁ c", "▁c at", "i n"
   assert.deepEqual(tok.encode('the cat in a hat'), [32, 35, 3, 36, 3, 4, 3, 11, 33]);
   assert.deepEqual(tok.pieces([32, 35, 3, 36]), ['the', ' cat', ' ', 'in']);
+  // a next token as it prints after the sentence: alone the decoder's Strip takes ▁'s space away
+  assert.deepEqual([tok.pieces([3])[0], tok.pieces([32])[0]], ['', 'the']);
+  assert.deepEqual([tok.pieces([3], [32, 35])[0], tok.pieces([32], [32, 35])[0]], [' ', ' the']);
+  assert.deepEqual(tok.pieces([35, 3], [32]), [' cat', ' ']);
   for (const s of ['the cat in a hat', 'a  b']) assert.equal(tok.decode(tok.encode(s)), s);
   await assert.rejects(loadTokenizer(() => null, 'llama'), /has no tokenizer \(tokenizer\.json, or vocab\.json \+ merges\.txt\): give the input as token ids/);
 });

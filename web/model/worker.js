@@ -62,7 +62,7 @@ const idsTokenizer = {
     if (bad !== undefined) throw Object.assign(new Error(`"${bad}" is not a token id: this folder has no tokenizer (tokenizer.json, or vocab.json + merges.txt), so type the sentence as ids, as "1 9 33"`), { field: 'text' });
     return ids;
   },
-  pieces: (ids) => ids.map((id) => `#${id}`),
+  pieces: (ids) => ids.map((id) => `#${id}`),   // (a context changes nothing)
 };
 
 // The sentence as ids, checked against the open model: some tokens, at most what the page draws, in
@@ -149,7 +149,7 @@ function runSentence(model, text, ablate) {
   const r = model.session.forward({ trace: false });   // outputs: logits, then attention_weights [layer, 1, head, T, T]
   const T = ids.length, { layers, heads, vocab } = model.info;
   const maps = r.outputs.find((o) => o.name === 'attention_weights').data;
-  const next = softmaxTop(r.outputs[0].data.subarray((T - 1) * vocab, T * vocab), TOP).map((x) => ({ ...x, piece: model.tokenizer.pieces([x.id])[0] }));
+  const next = softmaxTop(r.outputs[0].data.subarray((T - 1) * vocab, T * vocab), TOP).map((x) => ({ ...x, piece: model.tokenizer.pieces([x.id], ids)[0] }));
   return { ids, pieces: model.tokenizer.pieces(ids), T, layers, heads, maps, next };
 }
 
@@ -166,7 +166,7 @@ function lensSentence(model, text, ablate) {
   switchOff(model, ablate);
   model.session.setInput(model.input, Float32Array.from(ids), [1, ids.length]);
   const { logit_lens: lens } = readModel(model.session, { logit_lens: true }, { position: -1, top: TOP });
-  const readouts = lens.map((e) => ({ step: e.step, ...readout(e.step), top: e.top.map((x) => ({ ...x, piece: model.tokenizer.pieces([x.id])[0] })) }));
+  const readouts = lens.map((e) => ({ step: e.step, ...readout(e.step), top: e.top.map((x) => ({ ...x, piece: model.tokenizer.pieces([x.id], ids)[0] })) }));
   return { ids, readouts };
 }
 
@@ -195,7 +195,7 @@ function patchSentences(model, text, corrupt, ablate) {
     if (m) dla[Number(m[1]) * heads + Number(m[2])] = c.value;
     else others.push(c);
   }
-  const piece = (id) => model.tokenizer.pieces([id])[0];
+  const piece = (id) => model.tokenizer.pieces([id], clean)[0];   // as it would print after the sentence
   return { ids: clean, corruptIds: bad, pieces: model.tokenizer.pieces(clean), corruptPieces: model.tokenizer.pieces(bad), layers, heads,
     token: { id: token, piece: piece(token), prob: a[0].prob }, wrong: { id: wrong, piece: piece(wrong) },
     clean_metric: r.patching.clean_metric, corrupted_metric: r.patching.corrupted_metric, effect, estimate, dla, dla_total: r.logit_attribution.total, others };
@@ -216,7 +216,7 @@ function continueSentence(model, text, n, ablate) {
     gen.delete();
   }
   const added = ids.slice(prompt.length);
-  return { ids: added, pieces: model.tokenizer.pieces(added), text: model.tokenizer.decode ? model.tokenizer.decode(ids) : model.tokenizer.pieces(ids).join(' ') };
+  return { ids: added, pieces: model.tokenizer.pieces(added, prompt), text: model.tokenizer.decode ? model.tokenizer.decode(ids) : model.tokenizer.pieces(ids).join(' ') };
 }
 
 // The threaded build on every core where the page is cross-origin isolated (a checkpoint's forwards
