@@ -87,6 +87,12 @@ test('#experiment=induction: tiles, ranking, a press costs >= 0.3 and a second p
   // patching and attribution patching: one cell per layer x head
   for (const id of ['exp-patching', 'exp-attribution']) assert.equal(await page.getByTestId(id).getAttribute('data-cells'), String(L * H), id);
   assert.equal(back.patching.cells.length, L * H);
+  // the activation patching map's colour scale: its ends are ± the largest change a cell restores
+  // (0 and the largest if none is negative)
+  const effects = back.patching.cells.map((c) => Math.fround(c.metric - back.patching.corrupted_metric));
+  const reach = Math.max(...effects.map(Math.abs));
+  const ends = await page.getByTestId('exp-patching').getByTestId('lab-legend').locator('span').allTextContents();
+  assert.deepEqual([Number(ends[0]), Number(ends[2])].map((v) => v.toFixed(3)), [Math.min(...effects) < 0 ? (-reach).toFixed(3) : '0.000', reach.toFixed(3)], `the scale's ends ${ends}`);
   assert.ok(Number(await page.getByTestId('exp-correlation-heads').getAttribute('data-r')) > 0.5);
   // the logit lens's last row is the model's prediction at the answer position
   await page.getByTestId('exp-view-lens').click();

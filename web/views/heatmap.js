@@ -231,6 +231,13 @@ function paintMaskAndGrid(hm, ctx, anyMasked) {
   }
 }
 
+// A value in a cell: in a narrow one (2 digits) a tiny or huge value as 1 significant digit
+// ("4e-4", as formatValue's "4.00e-4" would run into the next cell).
+function cellText(v, digits) {
+  const a = Math.abs(v);
+  return digits === 2 && a !== 0 && (a < 1e-3 || a >= 1e5) ? v.toExponential(0) : formatValue(v, digits);
+}
+
 // Values inside the cells when they fit: the numbers themselves are the lesson.
 function paintValues(hm, ctx) {
   const { view, geom: g } = hm;
@@ -244,7 +251,7 @@ function paintValues(hm, ctx) {
     const v = data[r * cols + c];
     const hidden = !Number.isFinite(v) || v === view.fill || (view.masked && view.masked(r, c));
     ctx.fillStyle = hidden ? '#5b6475' : textColourFor(lut, index(v));
-    ctx.fillText(Number.isFinite(v) ? formatValue(v, digits) : formatValue(v), g.left + (c + 0.5) * g.cw, g.top + (r + 0.5) * g.ch);
+    ctx.fillText(Number.isFinite(v) ? cellText(v, digits) : formatValue(v), g.left + (c + 0.5) * g.cw, g.top + (r + 0.5) * g.ch);
   }
 }
 

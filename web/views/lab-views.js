@@ -139,13 +139,17 @@ export function createLabBars(root, { testid }) {
   };
 }
 
-// A heatmap of a grid (rows x cols, signed values) with its exports (CSV, JSON, .npy, PNG, SVG).
-// update({name, rowLabels, colLabels, data, label, corner})
+// A heatmap of a grid (rows x cols, signed values) with its colour scale's ends and its exports
+// (CSV, JSON, .npy, PNG, SVG). update({name, rowLabels, colLabels, data, label, corner})
 export function createLabGrid(figure, { cellKey = 'lab.cell' } = {}) {
   const heatmap = createHeatmap({ className: 'lab-map' });
   let current = null;
   const menu = createExportMenu({ tensor: () => current, heatmap });
-  figure.append(heatmap.element, menu);
+  const [lo, ramp, hi] = ['span', 'span', 'span'].map((tag) => document.createElement(tag));
+  const legend = Object.assign(document.createElement('p'), { className: 'legend' });
+  legend.dataset.testid = 'lab-legend';
+  legend.append(lo, ramp, hi);
+  figure.append(heatmap.element, legend, menu);
   return {
     update({ name, rowLabels, colLabels, data, label }) {
       const rows = rowLabels.length, cols = colLabels.length;
@@ -153,11 +157,16 @@ export function createLabGrid(figure, { cellKey = 'lab.cell' } = {}) {
       figure.dataset.rows = String(rows);
       figure.dataset.cols = String(cols);
       figure.dataset.cells = String(rows * cols);
-      // 34 px a column up to 520 px, and no wider than the figure (GPT-2 small's 12 heads in half a
-      // card: its last two columns were cut off)
+      // 46 px a column up to 520 px (wide enough for each cell's value), and no wider than the
+      // figure (GPT-2 small's 12 heads in half a card: its last two columns were cut off)
       const room = figure.clientWidth;
-      heatmap.update({ slice: { rows, cols, data }, scale: scaleFor(data), width: Math.min(520, 90 + cols * 34, room > 0 ? room : Infinity), rowLabels, colLabels, values: true, label,
+      const scale = scaleFor(data);
+      heatmap.update({ slice: { rows, cols, data }, scale, width: Math.min(520, 110 + cols * 46, room > 0 ? room : Infinity), rowLabels, colLabels, values: true, label,
         describeCell: (r, c, v) => t(cellKey, { row: rowLabels[r], col: colLabels[c], v: formatValue(v) }) });
+      // the values at the scale's two ends (signed: blue, white at 0, red; all >= 0: white to blue)
+      lo.textContent = formatValue(scale.lo, 3);
+      hi.textContent = formatValue(scale.hi, 3);
+      ramp.className = scale.kind === 'diverging' ? 'ramp diverging' : 'ramp';
     },
   };
 }
