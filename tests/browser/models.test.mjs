@@ -250,11 +250,21 @@ test('a link opens a Llama folder: its tokenizer, a tile per layer x head, maps 
   await page.getByTestId('model-generate').click();
   await page.waitForFunction(() => window.playground.model().generated !== null);
   assert.equal((await model(page)).generated.ids.length, 16);
+  // a sentence near the model's 64 positions: the continuation stops there and says so
+  await page.getByTestId('model-text').fill('the cat sat on the mat and the dog ate the hat while a bird sang in the tree by the lake');
+  await page.waitForFunction(() => window.playground.model().generated === null && window.playground.model().ids.length > 50);
+  const long = (await model(page)).ids.length;
+  await page.getByTestId('model-generate').click();
+  await page.waitForFunction(() => window.playground.model().generated !== null);
+  assert.equal((await model(page)).generated.ids.length, 64 - long);
+  assert.match(await page.getByTestId('model-generated').textContent(), new RegExp(`\\(${64 - long} of 16 tokens: the sentence and its continuation fit in 64 positions\\)$`));
   // typing a sentence recomputes
   await page.getByTestId('model-text').fill('a dog');
   await page.waitForFunction(() => window.playground.model().text === 'a dog');
   assert.equal((await model(page)).lens, null, 'the lens of the old sentence is gone');
   assert.equal((await model(page)).patching, null, 'so is the patching');
+  assert.equal((await model(page)).generated, null, 'and the continuation');
+  assert.equal(await page.getByTestId('model-generated').textContent(), '');
   assert.equal(await page.getByTestId('model-patch-result').isHidden(), true);
   node.done();
   assert.equal(await page.getByTestId('model-lens-table').isHidden(), true);

@@ -44,6 +44,7 @@ export const modelEn = {
   'hub.lensMlp': 'layer {l}, MLP',
   'hub.lensDone': 'Logit lens at the last token ({ms} ms)',
   'hub.generated': 'Greedy continuation ({ms} ms):',
+  'hub.generatedShort': '({n} of 16 tokens: the sentence and its continuation fit in {max} positions)',
   'hub.layerN': 'Layer {l}',
   'hub.headShort': '{layer}.{head}',
   'hub.headLabel': '{layer}.{head}: layer {layer}, head {head}, open it',

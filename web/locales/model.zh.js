@@ -43,6 +43,7 @@ export const modelZh = {
   'hub.lensMlp': '第 {l} 层 MLP 之后',
   'hub.lensDone': '最后一个词元的逻辑透镜（{ms} 毫秒）',
   'hub.generated': '贪心续写（{ms} 毫秒）：',
+  'hub.generatedShort': '（16 个词元只续写了 {n} 个：句子与续写一共最多 {max} 个位置）',
   'hub.layerN': '第 {l} 层',
   'hub.headShort': '{layer}.{head} 头',
   'hub.headLabel': '{layer}.{head} 头：第 {layer} 层第 {head} 个头，打开',

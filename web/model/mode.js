@@ -179,7 +179,8 @@ async function generate(M) {
   if (!M.info) return;
   M.els.generate.disabled = true;
   try {
-    M.generated = await ask(M, { type: 'generate', text: sentence(M), n: GENERATE, ablate: ablated(M) });
+    const key = runKey(M);
+    M.generated = { ...(await ask(M, { type: 'generate', text: sentence(M), n: GENERATE, ablate: ablated(M) })), key };
   } catch (e) {
     M.runError = failure(e);
   }
@@ -203,6 +204,8 @@ async function readLens(M) {
 
 // The lens read for the model, sentence and heads switched off as they are now, or null.
 const freshLens = (M) => (M.info && M.lens?.key === runKey(M) ? M.lens : null);
+// The continuation, while it is of the sentence as it is (heads switched off the same).
+const freshGenerated = (M) => (M.info && M.generated?.key === runKey(M) ? M.generated : null);
 
 // Every head patched from the sentence into the corrupted one (kept with what it compared).
 const patchKey = (M) => `${runKey(M)}|${corrupted(M)}`;
@@ -316,7 +319,10 @@ function draw(M) {
   M.chips.update(r ? r.pieces : [], r ? r.ids : null);
   M.els.next.textContent = r ? t('hub.next', { list: r.next.map(tokenProb).join(', '), ms: r.ms.toFixed(0) }) : '';
   M.els.generate.disabled = !M.info;
-  M.els.generated.textContent = M.generated ? `${t('hub.generated', { ms: M.generated.ms.toFixed(0) })} ${M.generated.text}` : '';
+  const g = freshGenerated(M);
+  // fewer tokens than asked for: the sentence took most of the positions the model (or the page) has
+  const short = g && g.ids.length < GENERATE ? ` ${t('hub.generatedShort', { n: g.ids.length, max: g.room })}` : '';
+  M.els.generated.textContent = g ? `${t('hub.generated', { ms: g.ms.toFixed(0) })} ${g.text}${short}` : '';
   M.els.lens.disabled = !M.info;
   const lens = freshLens(M);
   fillLens(M.els.lensTable, lens?.readouts ?? null, lens ? t('hub.lensDone', { ms: lens.ms.toFixed(0) }) : '');
@@ -443,7 +449,7 @@ function summary(M) {
     label: M.info.label, url: M.info.url, model_type: M.info.model_type, module: M.info.module, layers: M.info.layers, heads: M.info.heads,
     parameters: M.info.parameters, f32_bytes: M.info.f32_bytes, tokenizer: M.info.tokenizer, buildMs: M.info.ms, threads: M.info.threads,
     text: r?.text ?? null, ids: r ? [...r.ids] : [], pieces: r ? [...r.pieces] : [], next: r ? r.next.map((x) => ({ ...x })) : [],
-    generated: M.generated ? { ids: [...M.generated.ids], text: M.generated.text } : null,
+    generated: freshGenerated(M) ? { ids: [...M.generated.ids], text: M.generated.text } : null,
     lens: freshLens(M)?.readouts.map((e) => ({ ...e, top: e.top.map((x) => ({ ...x })) })) ?? null,
     patching: patchSummary(freshPatch(M)), corrupted: M.info ? corrupted(M) : null,
     ablated: r ? r.ablate.map(([l, h]) => [l, h]) : [], heapBytes: M.info.heapBytes, loading: !!M.opening, error: (M.error ?? M.runError)?.message ?? null,

@@ -30,7 +30,8 @@
 //       dla_total, others: [{name, value}] (the embeddings, MLPs and biases' shares), ms}
 //   {type: 'generate', text, n, ablate?}
 //       n greedy tokens after the text (the prompt's forward, then one decode step per token on the
-//       KV cache): 'generated' {ids, pieces (the new tokens'), text (the whole), ms}
+//       KV cache): 'generated' {ids, pieces (the new tokens'), text (the whole), room (the positions
+//       the sentence and its continuation may fill), ms}
 // Worker -> page: {type: 'progress', id, phase, file, loaded, total, bytesPerSecond, secondsLeft}
 // while opening; the answers; or {type: 'error', id, message, field, name}.
 import { pretrainedPlan, readModel, reserveHeap, sessionGenerator, setInterventions, setMemoryBudget, streamedWeights } from '../../bindings/pretrained.mjs';
@@ -205,7 +206,8 @@ function patchSentences(model, text, corrupt, ablate) {
 function continueSentence(model, text, n, ablate) {
   const prompt = tokens(model, text);
   switchOff(model, ablate);
-  const count = Math.max(0, Math.min(n, Math.min(MAX_TOKENS, model.info.block) - prompt.length));
+  const room = Math.min(MAX_TOKENS, model.info.block);
+  const count = Math.max(0, Math.min(n, room - prompt.length));
   model.session.setInput(model.input, Float32Array.from(prompt), [1, prompt.length]);
   const gen = sessionGenerator(model.session, Math.max(1, count));
   let ids;
@@ -216,7 +218,7 @@ function continueSentence(model, text, n, ablate) {
     gen.delete();
   }
   const added = ids.slice(prompt.length);
-  return { ids: added, pieces: model.tokenizer.pieces(added, prompt), text: model.tokenizer.decode ? model.tokenizer.decode(ids) : model.tokenizer.pieces(ids).join(' ') };
+  return { ids: added, room, pieces: model.tokenizer.pieces(added, prompt), text: model.tokenizer.decode ? model.tokenizer.decode(ids) : model.tokenizer.pieces(ids).join(' ') };
 }
 
 // The threaded build on every core where the page is cross-origin isolated (a checkpoint's forwards
