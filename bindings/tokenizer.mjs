@@ -9,6 +9,7 @@
 //   tok.pieces([15496, 995])   // ['Hello', ' world']: each token as its text (GPT-2's Ġ a space)
 //   tok.pieces([ids], before)  // as they print after the tokens `before` (a next token's text)
 //   tok.decode(ids)            // the text again
+//   tok.token(id)              // its string in the vocabulary ('▁the', '<0xF0>'; tokenizer.json only)
 //   await withTokens(scenario, files)  // the scenario with every {"name", "text"} input as its ids
 import { Tokenizer } from '@huggingface/tokenizers';
 
@@ -76,7 +77,8 @@ function fromHf(kind, json, config) {
     throw new Error(`the model folder's ${kind} has model.type ${JSON.stringify(type)}: the tokenizers read here are ${MODEL_TYPES.join(', ')}`);
   const tok = named(() => new Tokenizer(json, config ?? {}))();
   const decode = named((ids) => tok.decode(ids, { skip_special_tokens: false }));
-  return { kind, encode: named((s) => tok.encode(s, { add_special_tokens: false }).ids), decode, pieces: (ids, context) => piecesOf(ids, decode, context) };
+  return { kind, encode: named((s) => tok.encode(s, { add_special_tokens: false }).ids), decode, pieces: (ids, context) => piecesOf(ids, decode, context),
+    token: (id) => tok.id_to_token(id) };
 }
 
 // read(name) -> Uint8Array | null: the folder's files; modelType: config.json's model_type.

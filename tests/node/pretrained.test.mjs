@@ -152,6 +152,8 @@ test('the "Open a model" worker: weights streamed into the module, the same numb
   }
   const good = Object.fromEntries(Object.entries(folder('llama_gqa_f32')).map(([k, v]) => [k, new Uint8Array(v)]));
   await ask({ type: 'open', id: 4, source: { label: 'llama', bytes: good } });
+  // a token that adds no text (the leading ▁ the decoder strips) is labelled with its vocabulary string
+  assert.deepEqual((await ask({ type: 'run', id: 11, text: '🙂 the' })).pieces, ['▁', '<unk>', ' the']);
   // heads switched off: the core's interventions on the open module, as a run of the folder with them
   const ablate = [[0, 1], [1, 3]];
   const off = await ask({ type: 'run', id: 8, text: 'the cat sat', ablate });

@@ -52,6 +52,7 @@ test("a Llama-style tokenizer.json (▁ for spaces, merges by rank): the ids its
   assert.deepEqual([tok.pieces([3])[0], tok.pieces([32])[0]], ['', 'the']);
   assert.deepEqual([tok.pieces([3], [32, 35])[0], tok.pieces([32], [32, 35])[0]], [' ', ' the']);
   assert.deepEqual(tok.pieces([35, 3], [32]), [' cat', ' ']);
+  assert.deepEqual([3, 32, 0].map(tok.token), ['▁', '▁the', '<unk>']);
   for (const s of ['the cat in a hat', 'a  b']) assert.equal(tok.decode(tok.encode(s)), s);
   await assert.rejects(loadTokenizer(() => null, 'llama'), /has no tokenizer \(tokenizer\.json, or vocab\.json \+ merges\.txt\): give the input as token ids/);
 });

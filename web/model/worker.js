@@ -66,6 +66,12 @@ const idsTokenizer = {
   pieces: (ids) => ids.map((id) => `#${id}`),   // (a context changes nothing)
 };
 
+// Each token's text for the chips and the maps' axes; one that adds no text (a character's first
+// bytes, a leading ▁ the decoder strips) as its vocabulary string ('<0xF0>', '▁') or its id.
+function labels(model, ids, context) {
+  return model.tokenizer.pieces(ids, context).map((p, i) => p || model.tokenizer.token?.(ids[i]) || `#${ids[i]}`);
+}
+
 // The sentence as ids, checked against the open model: some tokens, at most what the page draws, in
 // the vocabulary. `field` names the input a refusal points at (the sentence, or the corrupted one).
 function tokens(model, text, field = 'text') {
@@ -150,8 +156,8 @@ function runSentence(model, text, ablate) {
   const r = model.session.forward({ trace: false });   // outputs: logits, then attention_weights [layer, 1, head, T, T]
   const T = ids.length, { layers, heads, vocab } = model.info;
   const maps = r.outputs.find((o) => o.name === 'attention_weights').data;
-  const next = softmaxTop(r.outputs[0].data.subarray((T - 1) * vocab, T * vocab), TOP).map((x) => ({ ...x, piece: model.tokenizer.pieces([x.id], ids)[0] }));
-  return { ids, pieces: model.tokenizer.pieces(ids), T, layers, heads, maps, next };
+  const next = softmaxTop(r.outputs[0].data.subarray((T - 1) * vocab, T * vocab), TOP).map((x) => ({ ...x, piece: labels(model, [x.id], ids)[0] }));
+  return { ids, pieces: labels(model, ids), T, layers, heads, maps, next };
 }
 
 // Where a readout of the logit lens sits: GPT's transformer.h.{l}.x_attn / x_mlp, Llama's
@@ -167,7 +173,7 @@ function lensSentence(model, text, ablate) {
   switchOff(model, ablate);
   model.session.setInput(model.input, Float32Array.from(ids), [1, ids.length]);
   const { logit_lens: lens } = readModel(model.session, { logit_lens: true }, { position: -1, top: TOP });
-  const readouts = lens.map((e) => ({ step: e.step, ...readout(e.step), top: e.top.map((x) => ({ ...x, piece: model.tokenizer.pieces([x.id], ids)[0] })) }));
+  const readouts = lens.map((e) => ({ step: e.step, ...readout(e.step), top: e.top.map((x) => ({ ...x, piece: labels(model, [x.id], ids)[0] })) }));
   return { ids, readouts };
 }
 
@@ -196,8 +202,8 @@ function patchSentences(model, text, corrupt, ablate) {
     if (m) dla[Number(m[1]) * heads + Number(m[2])] = c.value;
     else others.push(c);
   }
-  const piece = (id) => model.tokenizer.pieces([id], clean)[0];   // as it would print after the sentence
-  return { ids: clean, corruptIds: bad, pieces: model.tokenizer.pieces(clean), corruptPieces: model.tokenizer.pieces(bad), layers, heads,
+  const piece = (id) => labels(model, [id], clean)[0];   // as it would print after the sentence
+  return { ids: clean, corruptIds: bad, pieces: labels(model, clean), corruptPieces: labels(model, bad), layers, heads,
     token: { id: token, piece: piece(token), prob: a[0].prob }, wrong: { id: wrong, piece: piece(wrong) },
     clean_metric: r.patching.clean_metric, corrupted_metric: r.patching.corrupted_metric, effect, estimate, dla, dla_total: r.logit_attribution.total, others };
 }
@@ -218,7 +224,7 @@ function continueSentence(model, text, n, ablate) {
     gen.delete();
   }
   const added = ids.slice(prompt.length);
-  return { ids: added, room, pieces: model.tokenizer.pieces(added, prompt), text: model.tokenizer.decode ? model.tokenizer.decode(ids) : model.tokenizer.pieces(ids).join(' ') };
+  return { ids: added, room, pieces: labels(model, added, prompt), text: model.tokenizer.decode ? model.tokenizer.decode(ids) : model.tokenizer.pieces(ids).join(' ') };
 }
 
 // The threaded build on every core where the page is cross-origin isolated (a checkpoint's forwards
