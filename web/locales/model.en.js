@@ -28,7 +28,7 @@ export const modelEn = {
   'hub.loaded': '{label} open: {ms} ms to build.',
   'hub.card.model': 'Model',
   'hub.card.shape': 'Shape',
-  'hub.card.shapeValue': '{layers} layers × {heads} heads ({kv} key/value heads), {width} wide, {vocab} tokens',
+  'hub.card.shapeValue': '{layers} layers × {heads} heads ({kv} key/value heads), {width} wide, a vocabulary of {vocab} tokens',
   'hub.card.params': 'Parameters',
   'hub.card.memory': 'As float32',
   'hub.card.tokenizer': 'Tokenizer',

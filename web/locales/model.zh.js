@@ -27,7 +27,7 @@ export const modelZh = {
   'hub.loaded': '已打开 {label}：构建用时 {ms} 毫秒。',
   'hub.card.model': '模型',
   'hub.card.shape': '形状',
-  'hub.card.shapeValue': '{layers} 层 × {heads} 个头（{kv} 个键/值头），宽 {width}，{vocab} 个词元',
+  'hub.card.shapeValue': '{layers} 层 × {heads} 个头（{kv} 个键/值头），宽 {width}，词表 {vocab} 个词元',
   'hub.card.params': '参数',
   'hub.card.memory': 'float32 大小',
   'hub.card.tokenizer': '分词器',

@@ -251,7 +251,7 @@ function drawCard(M) {
   if (!i) { el.replaceChildren(); return; }
   const rows = [
     ['hub.card.model', `${i.label} (${i.model_type} → ${i.module})`],
-    ['hub.card.shape', t('hub.card.shapeValue', { layers: i.layers, heads: i.heads, kv: i.kvHeads, width: i.config.n_embd ?? i.config.hidden_size, vocab: i.vocab })],
+    ['hub.card.shape', t('hub.card.shapeValue', { layers: i.layers, heads: i.heads, kv: i.kvHeads, width: i.config.n_embd ?? i.config.hidden_size, vocab: i.vocab.toLocaleString('en') })],
     ['hub.card.params', i.parameters.toLocaleString('en')],
     ['hub.card.memory', `${MB(i.f32_bytes)} MB`],
     ['hub.card.tokenizer', i.tokenizer ?? t('hub.card.noTokenizer')],
