@@ -90,6 +90,21 @@ test('an untrusted folder is refused with a message naming the fault, and the mo
   assert.deepEqual(r.ids, json('qwen2_bias_f16_bare.expected.json').ids);
 });
 
+// An address as a student pastes it: a Hub model's page, a tree/ or blob/ view, a revision, any folder.
+test('folderUrl: a Hub model page, tree view or file link reads the folder at resolve/<revision>/; other hosts as given', async () => {
+  const { folderUrl } = await import('../../web/model/loader.js');
+  const at = (s) => folderUrl(s, 'http://localhost/').href;
+  assert.equal(at('https://huggingface.co/openai-community/gpt2'), 'https://huggingface.co/openai-community/gpt2/resolve/main/');
+  assert.equal(at('https://huggingface.co/gpt2/'), 'https://huggingface.co/gpt2/resolve/main/');
+  assert.equal(at('https://huggingface.co/HuggingFaceTB/SmolLM2-135M/tree/main'), 'https://huggingface.co/HuggingFaceTB/SmolLM2-135M/resolve/main/');
+  assert.equal(at('https://huggingface.co/HuggingFaceTB/SmolLM2-135M/blob/v1.0/config.json'), 'https://huggingface.co/HuggingFaceTB/SmolLM2-135M/resolve/v1.0/');
+  assert.equal(at('https://hf.co/a/b/resolve/abc123?x=1#y'), 'https://hf.co/a/b/resolve/abc123/');
+  assert.equal(at('https://example.org/models/gpt2'), 'https://example.org/models/gpt2/');
+  assert.equal(at('/hf/tiny'), 'http://localhost/hf/tiny/');
+  assert.equal(at('https://example.org/m/model.safetensors.index.json'), 'https://example.org/m/');
+  assert.throws(() => folderUrl('file:///etc/', 'http://localhost/'), /file: URLs are not read/);
+});
+
 // The page's check before a download (web/model/loader.js): the index alone lists the shards
 // without reading them; their headers and sizes alone give the plan, and a size short of what a
 // header claims (a truncated download) is refused before the data is asked for.

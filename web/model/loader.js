@@ -27,7 +27,8 @@ const le64 = (b) => Number(new DataView(b.buffer, b.byteOffset, 8).getBigUint64(
 
 // --- sources: {label, small(name) -> bytes | null, open(name) -> {size | null, read() -> chunk | null, cancel()}} ---
 
-// The folder's address as given (a Hub page's /tree/main/ or /blob/main/ becomes its files' /resolve/main/).
+// The folder's address as given (a Hub page's /tree/main/ or /blob/main/ becomes its files' /resolve/main/,
+// a model's page its /resolve/main/, a link to one of its files the folder).
 export function folderUrl(text, base) {
   let url;
   try {
@@ -36,7 +37,14 @@ export function folderUrl(text, base) {
     throw fault(`"${text}" is not a URL: give the address of a model folder, as https://huggingface.co/<owner>/<model>/resolve/main/`);
   }
   if (!/^https?:$/.test(url.protocol)) throw fault(`${url.protocol} URLs are not read: give an https:// address of a model folder`);
-  url.pathname = url.pathname.replace(/\/(tree|blob)\/([^/]+)/, '/resolve/$2').replace(/\/?$/, '/');
+  // a file of the folder (its config.json's link): the folder
+  url.pathname = url.pathname.replace(/\/(tree|blob)\/([^/]+)/, '/resolve/$2').replace(/\/[^/]+\.(json|safetensors|txt)$/, '').replace(/\/?$/, '/');
+  // a Hub model's page (https://huggingface.co/<owner>/<model>, or a legacy <model>), as a student
+  // copies it from the address bar: its files are at resolve/main/
+  const parts = url.pathname.split('/').filter(Boolean);
+  if (/^(www\.)?(huggingface|hf)\.co$/.test(url.hostname) && !parts.includes('resolve') && parts.length >= 1 && parts.length <= 2) {
+    url.pathname = `/${parts.join('/')}/resolve/main/`;
+  }
   url.search = url.hash = '';
   return url;
 }
