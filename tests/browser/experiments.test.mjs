@@ -87,6 +87,9 @@ test('#experiment=induction: tiles, ranking, a press costs >= 0.3 and a second p
   // patching and attribution patching: one cell per layer x head
   for (const id of ['exp-patching', 'exp-attribution']) assert.equal(await page.getByTestId(id).getAttribute('data-cells'), String(L * H), id);
   assert.equal(back.patching.cells.length, L * H);
+  // the residual map's rows read apart: each label at most the 12 characters the heatmap draws
+  const rows = [...(await page.getByTestId('exp-patching-residual').locator('canvas').getAttribute('aria-label')).matchAll(/row “([^”]+)”/g)].map((m) => m[1]);
+  assert.deepEqual(rows, ['x', '0.x_attn', '0.x_mlp', '1.x_attn', '1.x_mlp']);
   // the activation patching map's colour scale: its ends are ± the largest change a cell restores
   // (0 and the largest if none is negative)
   const effects = back.patching.cells.map((c) => Math.fround(c.metric - back.patching.corrupted_metric));

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { MODELS_DIR } from '../../scripts/train-models.mjs';
-import { analysisScenarios, evaluationBatch, evaluationScenario, formatAblate, parseAblate, patchingGrid,
+import { analysisScenarios, evaluationBatch, evaluationScenario, formatAblate, parseAblate, patchingGrid, residualLabel,
   proposeCorruption, rankHeads, sequenceIds, sequenceText } from '../../web/lab/lab.js';
 import { HELDOUT } from '../../web/lab/mode.js';
 import { createLabController } from '../../web/lab/worker.js';
@@ -142,4 +142,11 @@ test('a scenario\'s loss without grads or trace (no backward pass, the lab\'s he
     assert.deepEqual(alone.outputs[0].data, withGrads.outputs[0].data);
     assert.equal(alone.grads.length, 0);
   }
+});
+
+// The residual patching map's rows: the heatmap cuts a label at 12 characters, and whole step names
+// ("transformer.h.0.x_attn", "layers.0.norm1") all came out "transformer…" or "layers.0.no…".
+test('residualLabel: each residual step of both architectures as a label of at most 12 characters, all different', () => {
+  const steps = ['x', 'transformer.h.0.x_attn', 'transformer.h.0.x_mlp', 'transformer.h.11.x_attn', 'layers.0.norm1', 'layers.0.norm2', 'layers.1.norm1'];
+  assert.deepEqual(steps.map(residualLabel), ['x', '0.x_attn', '0.x_mlp', '11.x_attn', '0.norm1', '0.norm2', '1.norm1']);
 });

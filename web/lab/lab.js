@@ -166,6 +166,10 @@ export function correlation(a, b) {
 // Heads ranked by the accuracy left with each alone switched off, lowest first (ties: layer, head).
 export const rankHeads = (rows) => rows.slice().sort((a, b) => a.accuracy - b.accuracy || a.layer - b.layer || a.head - b.head);
 
+// A residual-stream step as a heatmap's row label (which the heatmap cuts at 12 characters):
+// transformer.h.0.x_attn -> 0.x_attn, layers.1.norm2 -> 1.norm2, x as it is.
+export const residualLabel = (step) => step.replace(/^(?:transformer\.h|layers)\.(\d+)\./, '$1.');
+
 // A patching result as a grid: rows (steps in order, or layers), columns (heads or positions), and
 // each cell's effect (metric - corrupted metric: how much of the answer the clean cell restores)
 // beside its attribution estimate of the same effect.

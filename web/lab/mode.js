@@ -11,7 +11,7 @@ import { PATTERNS } from '../train/patterns.js';
 import { fillSection } from '../views/lab-section.js';
 import { fillOptions } from '../views/dom-write.js';
 import { createLabBars, createLabGrid, createLabHeads, createLabLens, fillTerms } from '../views/lab-views.js';
-import { formatAblate, parseAblate, patchingGrid, proposeCorruption, rankHeads, sequenceIds, sequenceText } from './lab.js';
+import { formatAblate, parseAblate, patchingGrid, proposeCorruption, rankHeads, residualLabel, sequenceIds, sequenceText } from './lab.js';
 
 const locale = addLocale({ en: labEn, zh: () => import('../locales/lab.zh.js').then((m) => m.labZh) });
 const $ = (id) => document.getElementById(id);
@@ -172,8 +172,10 @@ function drawAnalysis(L) {
   L.els.corrHeads.textContent = t('lab.correlation', { r: heads.correlation.toFixed(3), n: heads.effect.length });
   L.els.corrHeads.dataset.r = String(heads.correlation);
   const res = patchingGrid(a.residual.patching, a.residual.attribution_patching, 'position');
-  L.views.patchRes.update({ name: 'patching_residual', rowLabels: res.rows, colLabels: tokens.map((c, i) => `${i} ${c}`), data: res.effect, label: t('lab.patchResidual') });
-  L.views.attrRes.update({ name: 'attribution_residual', rowLabels: res.rows, colLabels: tokens.map((c, i) => `${i} ${c}`), data: res.estimate, label: t('lab.attrResidual') });
+  // rows by their layer and step (the heatmap cuts a label at 12 characters); a cell's tooltip names the whole step
+  const resRows = { rowLabels: res.rows.map(residualLabel), rowNames: res.rows, colLabels: tokens.map((c, i) => `${i} ${c}`) };
+  L.views.patchRes.update({ name: 'patching_residual', ...resRows, data: res.effect, label: t('lab.patchResidual') });
+  L.views.attrRes.update({ name: 'attribution_residual', ...resRows, data: res.estimate, label: t('lab.attrResidual') });
   L.els.corrRes.textContent = t('lab.correlation', { r: res.correlation.toFixed(3), n: res.effect.length });
   L.els.corrRes.dataset.r = String(res.correlation);
   L.views.lens.update({ caption: t('lab.lensCaption', { token: tok(task, inputs.token), pos: inputs.pos }), steps: a.lens.map((e) => e.step), tokens,

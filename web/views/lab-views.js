@@ -140,7 +140,8 @@ export function createLabBars(root, { testid }) {
 }
 
 // A heatmap of a grid (rows x cols, signed values) with its colour scale's ends and its exports
-// (CSV, JSON, .npy, PNG, SVG). update({name, rowLabels, colLabels, data, label, corner})
+// (CSV, JSON, .npy, PNG, SVG). update({name, rowLabels, rowNames? (a cell's tooltip: the rows'
+// whole names where the labels are short), colLabels, data, label, corner})
 export function createLabGrid(figure, { cellKey = 'lab.cell' } = {}) {
   const heatmap = createHeatmap({ className: 'lab-map' });
   let current = null;
@@ -151,7 +152,7 @@ export function createLabGrid(figure, { cellKey = 'lab.cell' } = {}) {
   legend.append(lo, ramp, hi);
   figure.append(heatmap.element, legend, menu);
   return {
-    update({ name, rowLabels, colLabels, data, label }) {
+    update({ name, rowLabels, rowNames = rowLabels, colLabels, data, label }) {
       const rows = rowLabels.length, cols = colLabels.length;
       current = { name, shape: [rows, cols], dims: ['row', 'col'], data };
       figure.dataset.rows = String(rows);
@@ -162,7 +163,7 @@ export function createLabGrid(figure, { cellKey = 'lab.cell' } = {}) {
       const room = figure.clientWidth;
       const scale = scaleFor(data);
       heatmap.update({ slice: { rows, cols, data }, scale, width: Math.min(520, 110 + cols * 46, room > 0 ? room : Infinity), rowLabels, colLabels, values: true, label,
-        describeCell: (r, c, v) => t(cellKey, { row: rowLabels[r], col: colLabels[c], v: formatValue(v) }) });
+        describeCell: (r, c, v) => t(cellKey, { row: rowNames[r], col: colLabels[c], v: formatValue(v) }) });
       // the values at the scale's two ends (signed: blue, white at 0, red; all >= 0: white to blue)
       lo.textContent = formatValue(scale.lo, 3);
       hi.textContent = formatValue(scale.hi, 3);
