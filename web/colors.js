@@ -13,8 +13,15 @@ function ramp(stops) {
   return lut;
 }
 
-const BLUES = ramp([[247, 251, 255], [198, 219, 239], [107, 174, 214], [33, 113, 181], [8, 48, 107]]);
-const RDBU = ramp([[33, 102, 172], [103, 169, 207], [209, 229, 240], [247, 247, 247], [253, 219, 199], [239, 138, 98], [178, 24, 43]]);
+const STOPS = {
+  sequential: [[247, 251, 255], [198, 219, 239], [107, 174, 214], [33, 113, 181], [8, 48, 107]],
+  diverging: [[33, 102, 172], [103, 169, 207], [209, 229, 240], [247, 247, 247], [253, 219, 199], [239, 138, 98], [178, 24, 43]],
+};
+const BLUES = ramp(STOPS.sequential);
+const RDBU = ramp(STOPS.diverging);
+
+// A legend's strip of a scale's kind ('sequential' | 'diverging'), as a CSS background.
+export const rampGradient = (kind) => `linear-gradient(to right, ${STOPS[kind].map((c) => `rgb(${c.join(' ')})`).join(', ')})`;
 
 // A scale for the given values: {lut, lo, hi, index(v) -> 0..255, kind}. fill: the value masked
 // scores hold (a masked_fill step's attrs.fill), left out: a large negative fill would flatten the scale.

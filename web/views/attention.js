@@ -3,7 +3,7 @@
 // selectors for the map (Transformer layers), batch item and head. attention-data.js finds the maps;
 // the head and batch item shown are page state (onView reports a reader's choice, update() brings the state's).
 
-import { scaleFor } from '../colors.js';
+import { rampGradient, scaleFor } from '../colors.js';
 import { createExportMenu } from './export-menu.js';
 import { i18nLabel, i18nText, t } from '../i18n.js';
 import { formatValue, slice2d } from '../tensor.js';
@@ -61,7 +61,9 @@ function buildElements(container, redraw, ui) {
   const legend = Object.assign(document.createElement('p'), { className: 'legend' });
   const hatch = Object.assign(document.createElement('span'), { className: 'hatch-swatch' });
   const legendText = document.createElement('span');
-  legend.append('0 ', Object.assign(document.createElement('span'), { className: 'ramp' }), ' 1', ' · ', hatch, legendText);
+  const ramp = Object.assign(document.createElement('span'), { className: 'ramp' });
+  ramp.style.background = rampGradient('sequential');   // the weights' scale (scaleFor, probabilities)
+  legend.append('0 ', ramp, ' 1', ' · ', hatch, legendText);
   const heatmap = createHeatmap({ className: 'attention', onCell: (r) => { ui.query = r; redraw(); } });
   const table = createValueTable('attn.table');
   heatmap.details(table.element);

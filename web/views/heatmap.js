@@ -15,6 +15,8 @@ import { hideTooltip, showTooltip } from './tooltip.js';
 
 const FONT = '12px system-ui, sans-serif';   // short: each family in the list is a font lookup
 const CHAR_W = 7;
+// A column label slants at 45°: this much of its length runs across (and up); cos 45° rounded up.
+const SLANT = 0.72;
 // Small canvases redrawn on every keystroke are cheaper in software: a GPU-backed canvas pays an
 // upload (and on SwiftShader a full raster) per change. willReadFrequently asks for software.
 export const CANVAS_OPTIONS = { willReadFrequently: true };   // a label's width is estimated, not measured: measureText per redraw costs more than it buys
@@ -161,7 +163,7 @@ function layout(hm, width) {
   const rowChars = view.rowLabels ? Math.max(...view.rowLabels.map((s) => Math.min(12, s.length))) : String(rows - 1).length;
   const left = Math.min(100, rowChars * CHAR_W + 10);
   const colChars = view.colLabels ? Math.max(...view.colLabels.map((s) => Math.min(12, s.length))) : 0;
-  const top = view.colLabels ? Math.min(84, colChars * CHAR_W * 0.72 + 16) : 16;
+  const top = view.colLabels ? Math.min(84, colChars * CHAR_W * SLANT + 16) : 16;
   const maxCell = view.colLabels ? 44 : view.values ? 64 : 28;
   const cellWidth = (right) => Math.max(2, Math.min(maxCell, Math.floor((width - left - right) / cols)));
   // The room on the right: the last columns' slanted labels (the canvas box clips what is past it).
@@ -174,13 +176,13 @@ function layout(hm, width) {
 }
 
 // How far (px) the column labels reach right of the cells: label c (at most 12 characters of
-// charW px) starts over its column's centre and runs up and right at 45°, 0.72 of its length across.
+// charW px) starts over its column's centre and runs up and right, SLANT of its length across.
 export function labelOverhang(labels, cw, charW) {
   if (!labels) return 0;
   const n = labels.length;
   let over = 0;
   for (let c = Math.max(0, n - Math.ceil((12 * charW) / cw) - 1); c < n; c++) {
-    over = Math.max(over, Math.min(12, labels[c].length) * charW * 0.72 - (n - c - 0.5) * cw);
+    over = Math.max(over, Math.min(12, labels[c].length) * charW * SLANT - (n - c - 0.5) * cw);
   }
   return Math.ceil(over);
 }

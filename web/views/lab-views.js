@@ -2,7 +2,7 @@
 // map of its attention), bar tables (the ranking, direct logit attribution), the patching heatmaps
 // with their exports, and the logit lens table. Data in, DOM out: no core, no state.
 
-import { scaleFor, textColourFor } from '../colors.js';
+import { rampGradient, scaleFor, textColourFor } from '../colors.js';
 import { i18nText, t } from '../i18n.js';
 import { formatValue } from '../tensor.js';
 import { createExportMenu } from './export-menu.js';
@@ -149,6 +149,7 @@ export function createLabGrid(figure, { cellKey = 'lab.cell' } = {}) {
   const [lo, ramp, hi] = ['span', 'span', 'span'].map((tag) => document.createElement(tag));
   const legend = Object.assign(document.createElement('p'), { className: 'legend' });
   legend.dataset.testid = 'lab-legend';
+  ramp.className = 'ramp';
   legend.append(lo, ramp, hi);
   figure.append(heatmap.element, legend, menu);
   return {
@@ -167,7 +168,7 @@ export function createLabGrid(figure, { cellKey = 'lab.cell' } = {}) {
       // the values at the scale's two ends (signed: blue, white at 0, red; all >= 0: white to blue)
       lo.textContent = formatValue(scale.lo, 3);
       hi.textContent = formatValue(scale.hi, 3);
-      ramp.className = scale.kind === 'diverging' ? 'ramp diverging' : 'ramp';
+      ramp.style.background = rampGradient(scale.kind);
     },
   };
 }
