@@ -76,6 +76,12 @@ test('a seeded GPT from a PyTorch fixture: 8 steps give 8 attention rows, the ca
   const rows = page.locator('[data-testid="generate-rows"] .gen-row');
   assert.equal(await rows.count(), 8);
   assert.equal(await rows.nth(7).locator('canvas').count(), H, 'one strip per head');
+  // each strip's head above it, and what its columns are below the rows
+  const heads = await page.locator('.gen-heads .gen-head').evaluateAll((els) => els.map((e) => [e.textContent, Math.round(e.getBoundingClientRect().left)]));
+  const strips = await rows.nth(7).locator('canvas').evaluateAll((els) => els.map((e) => Math.round(e.getBoundingClientRect().left)));
+  assert.deepEqual(heads.map(([text]) => text), Array.from({ length: H }, (_, h) => `head ${h}`));
+  heads.forEach(([, left], h) => assert.ok(Math.abs(left - strips[h]) <= 2, `head ${h}'s label over its strip (${left} px, strip ${strips[h]} px)`));
+  assert.match(await page.locator('.gen-key').textContent(), new RegExp(`^0  1 · .*positions 0 to ${P + scenario.generate.max_new_tokens - 1} `));
   assert.equal(await page.locator('[data-testid="generate-probs"] tbody tr').count(), 10);
   const check = page.getByTestId('generate-check');
   assert.ok(Number(await check.getAttribute('data-max-diff')) <= 1e-5, await check.textContent());

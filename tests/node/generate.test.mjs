@@ -141,3 +141,30 @@ test('a prompt the model cannot take clears the session (a run stops, presses go
   await handle({ type: 'start', id: 7 });
   assert.deepEqual(replies, [{ type: 'error', message: 'the core could not load', field: null, id: 7 }]);
 });
+
+test("a fresh core's first forwards are untimed: the first session's cached and uncached prefills run on a warm engine, and later sessions do not warm again", async () => {
+  const { createGenerateController } = await import('../../web/generate/worker.js');
+  // A core whose very first forward is slow (the engine's unoptimised tier), on a clock of its own.
+  let clock = 0, forwards = 0, made = 0, deleted = 0;
+  const generator = () => {
+    made++;
+    return {
+      next: () => {
+        clock += forwards++ === 0 ? 20 : 2;
+        return { ids: [1], top_ids: [[1]], top_probs: [[1]], mode: 'prefill', position: 0, cache: null,
+          steps: [{ name: 'logits', shape: [1, 1, 3], data: new Float32Array(3) }] };
+      },
+      delete: () => { deleted++; },
+    };
+  };
+  const posted = [];
+  const ctl = createGenerateController({ post: (m) => posted.push(m), loadCore: async () => ({ generator }), now: () => clock, schedule: () => {} });
+  const spec = { config: { vocab_size: 3 }, seed: 1 };
+  await ctl.handle({ type: 'start', id: 1, spec, weights: null, prompt: [1], settings: { temperature: 1 }, maxNew: 8 });
+  const first = posted.filter((m) => m.type === 'token');
+  assert.equal(first.length, 1);
+  assert.deepEqual([first[0].cached.ms, first[0].uncached.ms], [2, 2], 'neither prefill paid for the cold engine');
+  assert.deepEqual([made, deleted], [4, 2], 'the warm-up pair was deleted');
+  await ctl.handle({ type: 'start', id: 2, spec, weights: null, prompt: [1], settings: { temperature: 1 }, maxNew: 8 });
+  assert.deepEqual([made, deleted], [6, 4], 'a second session builds only its own pair');
+});

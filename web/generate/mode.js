@@ -119,6 +119,9 @@ function previewBars(g, logits, label) {
   return ids.map((id) => ({ id, label: label(id), p: p[id] }));
 }
 
+// A model's config as nanoGPT's notebook prints it: GPTConfig(block_size=64, ..., bias=True).
+export const configText = (config) => `GPTConfig(${Object.entries(config).map(([k, v]) => `${k}=${typeof v === 'boolean' ? (v ? 'True' : 'False') : v}`).join(', ')})`;
+
 function panelData(g, s) {
   const { state } = g.page;
   const shown = { ...state, ...(g.previewState ?? {}) };
@@ -130,9 +133,9 @@ function panelData(g, s) {
     state, shown, vocabSize: s?.spec.config.vocab_size ?? state.genvocab, maxNew: state.genmax, generated, layers,
     layer: Math.min(g.layer ?? layers - 1, layers - 1), fromFile: !!s && s.spec.source !== 'seeded', running: !!s?.running,
     done: !s || !!s.error || s.tokens.true.length + s.pending >= s.maxNew + 1, error: !!(s?.error || g.promptError),
-    modelText: !s ? t('gen.modelLoading') : s.spec.source === 'file' ? t('gen.modelFile', { name: s.spec.name, config: JSON.stringify(s.spec.config) })
-      : s.spec.source === 'shipped' ? t('gen.modelShipped', { name: s.spec.name, config: JSON.stringify(s.spec.config), loss: g.lm.card.heldout.loss_nats_per_char })
-      : t('gen.modelSeeded', { seed: s.spec.seed, config: JSON.stringify(s.spec.config) }),
+    modelText: !s ? t('gen.modelLoading') : s.spec.source === 'file' ? t('gen.modelFile', { name: s.spec.name, config: configText(s.spec.config) })
+      : s.spec.source === 'shipped' ? t('gen.modelShipped', { name: s.spec.name, config: configText(s.spec.config), loss: g.lm.card.heldout.loss_nats_per_char })
+      : t('gen.modelSeeded', { seed: s.spec.seed, config: configText(s.spec.config) }),
     cache: shape ? { shape, bytes: last.cache.bytes, layers, perToken: cacheBytesPerToken(last.cache) } : null,
   };
 }

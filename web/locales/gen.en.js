@@ -29,6 +29,8 @@ export const genEn = {
   'gen.promptEmpty': 'Type a prompt of at least one character.',
   'gen.promptChar': 'The character {char} is not in the model\'s vocabulary of {n} tokens.',
   'gen.promptIds': 'Prompt ids ({n}): {ids}',
+  'gen.head': 'head {head}',
+  'gen.rowsKey': 'rows: each generated token, by position; columns of each head\'s strip: the positions 0 to {last} its query reads',
   'gen.rowLabel': 'Token {token} at position {position}, head {head}: reads position {top} most ({weight})',
   'gen.drawn': 'the next Step appends this token',
   'gen.probsCaption': 'Probabilities of the next token (temperature {temperature}, `top_k` {top_k}, `top_p` {top_p}); the marked one is drawn next.',

@@ -27,6 +27,8 @@ export const genZh = {
   'gen.promptEmpty': '请输入至少一个字符的提示词。',
   'gen.promptChar': '字符 {char} 不在模型的 {n} 个 token 的词表中。',
   'gen.promptIds': '提示词 id（{n} 个）：{ids}',
+  'gen.head': '头 {head}',
+  'gen.rowsKey': '行：每个生成的 token（按位置）；每个头的条带的列：它的查询读取的位置 0 到 {last}',
   'gen.rowLabel': '位置 {position} 的 token {token}，头 {head}：最关注位置 {top}（{weight}）',
   'gen.drawn': '下一次单步会追加这个 token',
   'gen.probsCaption': '下一个 token 的概率（温度 {temperature}，`top_k` {top_k}，`top_p` {top_p}）；标出的是下一个被抽中的。',

@@ -2,18 +2,21 @@
 // new token's query over every earlier position and itself, one strip per head of the chosen
 // layer; columns are absolute positions (a window cropped to block_size starts further right).
 // Rows are appended as tokens arrive, so the picture grows as the text does. Each strip is a
-// canvas named for a screen reader with the positions it reads most.
+// canvas named for a screen reader with the positions it reads most. Above the rows, each strip's
+// head; below them, what the columns are and the weights' scale (the page's, colors.js).
 
+import { rampGradient, scaleFor } from '../colors.js';
 import { t } from '../i18n.js';
 
 const CELL_MAX = 14;
 const CELL_MIN = 2;
 const ROW_H = 14;
 
-// Light to dark blue, as the page's attention maps read (more weight, darker).
+// The attention maps' scale: weights 0 to 1, white to dark blue.
+const SCALE = scaleFor([], { probabilities: true });
 function colour(p) {
-  const v = Math.max(0, Math.min(1, p));
-  return `rgb(${Math.round(247 - 239 * v)},${Math.round(251 - 203 * v)},${Math.round(255 - 148 * v)})`;
+  const i = SCALE.index(p) * 3;
+  return `rgb(${SCALE.lut[i]},${SCALE.lut[i + 1]},${SCALE.lut[i + 2]})`;
 }
 
 function strip(weights, offset, total, cell, label) {
@@ -52,11 +55,32 @@ function rowElement(row, total, cell) {
   return el;
 }
 
-// update({rows: [{position, label, offset, heads: [Float32Array]}], total: positions wide, key}):
-// `key` names what the rows are of (session, layer, language); a new key redraws from the start.
+// The line over the rows: each strip's head, where its strip is.
+function headsElement(heads) {
+  const el = document.createElement('div');
+  el.className = 'gen-row gen-heads';
+  el.setAttribute('aria-hidden', 'true');   // each strip's own name says its head
+  el.append(Object.assign(document.createElement('span'), { className: 'gen-token' }),
+    ...Array.from({ length: heads }, (_, h) => Object.assign(document.createElement('span'), { className: 'gen-head', textContent: t('gen.head', { head: h }) })));
+  return el;
+}
+
+// The line under the rows: the columns and the scale.
+function keyElement(total) {
+  const el = Object.assign(document.createElement('p'), { className: 'legend gen-key' });
+  const ramp = Object.assign(document.createElement('span'), { className: 'ramp' });
+  ramp.style.background = rampGradient(SCALE.kind);
+  el.append('0 ', ramp, ' 1 · ', Object.assign(document.createElement('span'), { textContent: t('gen.rowsKey', { last: total - 1 }) }));
+  return el;
+}
+
+// root: the rows' element, in a container of its own (the heads' line goes before it, the key
+// after). update({rows: [{position, label, offset, heads: [Float32Array]}], total: positions wide,
+// key}): `key` names what the rows are of (session, layer, language); a new key redraws from the start.
 export function createGenRows(root) {
   let key = '';
   let cell = CELL_MAX;
+  let head = null, legend = null;
   return {
     update({ rows, total, key: k }) {
       if (k !== key || root.children.length > rows.length) {
@@ -65,6 +89,15 @@ export function createGenRows(root) {
         const heads = rows[0]?.heads.length ?? 1;
         cell = Math.max(CELL_MIN, Math.min(CELL_MAX, Math.floor(width / heads / Math.max(1, total))));
         root.replaceChildren();
+        head?.remove();
+        legend?.remove();
+        head = legend = null;
+      }
+      if (!head && rows.length > 0) {
+        head = headsElement(rows[0].heads.length);
+        legend = keyElement(total);
+        root.before(head);
+        root.after(legend);
       }
       for (let i = root.children.length; i < rows.length; i++) root.append(rowElement(rows[i], total, cell));
       root.dataset.rows = String(rows.length);
