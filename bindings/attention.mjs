@@ -303,6 +303,11 @@ export class AttentionCore {
 // about blocking there is left out.
 export const threadsPrintErr = (text) => { if (!/^Blocking on the main thread/.test(text)) console.warn(text); };
 
+// A pool's workers each instantiate the module they are sent (a few hundred ms on a loaded 2-core
+// machine); one that runs its script but never answers (a script served in its place that does
+// nothing, a worker the browser starves) would keep the page waiting for good.
+export const POOL_TIMEOUT_MS = 20000;
+
 // options.wasmBinary: the small build's bytes when the caller has them already (the notebook page
 // carries them inline: web/playground/notebook.js); else they are fetched (read, under Node) from
 // beside the glue. options.simd: 'auto' (relaxed SIMD where the engine has it, and where the
@@ -312,12 +317,15 @@ export const threadsPrintErr = (text) => { if (!/^Blocking on the main thread/.t
 // cores, at most 8, where threads are available: threadsAvailable(); else 1) or a count from 1 to
 // 8; more than one loads the threaded build (full speed, its pool of Web Workers started with it),
 // which gives the same numbers to the bit as the others. core.threads() says how many it uses.
-export async function loadAttention({ wasmBinary = null, simd = 'auto', fast = false, threads = 'auto' } = {}) {
+// options.poolTimeoutMs: how long the threaded build's pool may take to start (every worker's
+// module loaded) before it counts as failed: POOL_TIMEOUT_MS by default.
+export async function loadAttention({ wasmBinary = null, simd = 'auto', fast = false, threads = 'auto', poolTimeoutMs = POOL_TIMEOUT_MS } = {}) {
   if (!['auto', 'relaxed', 'simd128'].includes(simd)) throw new Error(`loadAttention: simd is '${simd}': it must be 'auto', 'relaxed' or 'simd128'`);
   if (simd === 'relaxed' && !hasRelaxedSimd()) throw new Error("loadAttention: simd is 'relaxed' but this engine does not validate relaxed SIMD (f32x4.relaxed_madd)");
   if (fast && wasmBinary) throw new Error('loadAttention: wasmBinary is the small build\'s bytes: leave fast out with it');
   if (threads !== 'auto' && !(Number.isInteger(threads) && threads >= 1 && threads <= MAX_THREADS))
     throw new Error(`loadAttention: threads is ${JSON.stringify(threads)}: it must be 'auto' or a whole number from 1 to ${MAX_THREADS}`);
+  if (!(poolTimeoutMs > 0)) throw new Error(`loadAttention: poolTimeoutMs is ${JSON.stringify(poolTimeoutMs)}: it must be a number of milliseconds above 0`);
   if (threads !== 'auto' && threads > 1) {
     if (wasmBinary) throw new Error(`loadAttention: threads is ${threads} but wasmBinary is the single-thread small build's bytes: leave one out`);
     if (!threadsAvailable()) throw new Error(`loadAttention: threads is ${threads} but this page is not cross-origin isolated (no SharedArrayBuffer): serve it with Cross-Origin-Opener-Policy: same-origin and Cross-Origin-Embedder-Policy: require-corp, or ask for 1 thread`);
@@ -335,16 +343,16 @@ export async function loadAttention({ wasmBinary = null, simd = 'auto', fast = f
     const create = fast ? (await import('../build/wasm/attention-fast.js')).default : createAttentionModule;
     return new AttentionCore(await create({ wasmBinary: bytes }));
   }
-  if (threads !== 'auto') return startThreaded(bytes, relaxed, count);
+  if (threads !== 'auto') return startThreaded(bytes, relaxed, count, poolTimeoutMs);
   // 'auto': where the threaded build does not start, the single-thread full-speed one (the same
   // fields), said on the console
-  return startThreaded(bytes, relaxed, count).catch((e) => {
+  return startThreaded(bytes, relaxed, count, poolTimeoutMs).catch((e) => {
     console.warn(`${e?.message ?? e}: loading the single-thread build`);
     return loadAttention({ simd, fast: true, threads: 1 });
   });
 }
 
-async function startThreaded(bytes, relaxed, count) {
+async function startThreaded(bytes, relaxed, count, timeoutMs) {
   // The threaded build's glue (its own for each wasm: scripts/relax-wasm.mjs) is imported by URL,
   // here and by every worker of its pool (Module.mainScriptUrlOrBlob): one file, not bundled.
   const glueUrl = threadsGlue[relaxed ? 'relaxed' : 'simd128'].href;
@@ -359,13 +367,16 @@ async function startThreaded(bytes, relaxed, count) {
   };
   const made = glue.default(args);
   // The glue waits for every worker of its pool to load the module, and one whose script fails
-  // (not served, refused) never does: its error event ends the wait with an Error instead.
+  // (not served, refused) never does: its error event ends the wait with an Error instead, and so
+  // does a pool still not started after timeoutMs.
+  let timer = null;
   const failed = new Promise((_, reject) => {
     for (const w of args.PThread?.unusedWorkers ?? []) {
       w.addEventListener('error', (e) => reject(new Error(`loadAttention: a worker of the threaded build's pool (${threadsWorkerUrl.href}) did not start: ${e?.message || 'its script failed to load'}`)));
     }
+    timer = setTimeout(() => reject(new Error(`loadAttention: the threaded build's pool of ${count - 1} worker(s) (${threadsWorkerUrl.href}) had not started after ${timeoutMs} ms`)), timeoutMs);
   });
-  const module = await Promise.race([made, failed]).catch((e) => {
+  const module = await Promise.race([made, failed]).finally(() => clearTimeout(timer)).catch((e) => {
     args.PThread?.terminateAllThreads?.();
     throw e;
   });

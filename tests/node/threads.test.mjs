@@ -76,6 +76,37 @@ test('loadAttention names a thread count it refuses', async () => {
   await assert.rejects(loadAttention({ threads: 2, wasmBinary: new Uint8Array(8) }), /threads is 2 but wasmBinary is the single-thread small build's bytes/);
 });
 
+test("a pool whose workers run but never answer is an error after poolTimeoutMs, not a wait for good; 'auto' then loads the single-thread build", { timeout: 20000 }, async () => {
+  const real = globalThis.Worker;
+  const made = [];
+  // a worker whose script ran and ignores every message (Emscripten's 'load' included)
+  globalThis.Worker = class SilentWorker {
+    constructor(url) { made.push(this); this.url = String(url); this.terminated = false; }
+    addEventListener() {}
+    postMessage() {}
+    terminate() { this.terminated = true; }
+  };
+  const warn = console.warn;
+  const warnings = [];
+  console.warn = (text) => warnings.push(String(text));
+  try {
+    const t0 = performance.now();
+    await assert.rejects(loadAttention({ threads: 3, poolTimeoutMs: 300 }),
+      /loadAttention: the threaded build's pool of 2 worker\(s\) \(.*attention-threads\.worker\.js\) had not started after 300 ms/);
+    assert.ok(performance.now() - t0 < 5000);
+    assert.equal(made.length, 2);
+    assert.ok(made.every((w) => w.terminated), 'the pool is ended');
+    const core = await loadAttention({ poolTimeoutMs: 300 });
+    assert.equal(core.threads(), 1);
+    assert.ok(warnings.some((w) => /had not started after 300 ms: loading the single-thread build/.test(w)), warnings.join('\n'));
+    assert.equal(resultText(core, readFixture(fixtureNames()[0]).scenario), resultText(cores[0], readFixture(fixtureNames()[0]).scenario));
+  } finally {
+    globalThis.Worker = real;
+    console.warn = warn;
+  }
+  for (const bad of [0, -1, 'soon']) await assert.rejects(loadAttention({ poolTimeoutMs: bad }), /poolTimeoutMs is .*: it must be a number of milliseconds above 0/);
+});
+
 test('the Node CLI takes ATTENTION_THREADS as the native one: 2 prints the bytes of 1, 0 or words are refused by name', () => {
   const cli = fileURLToPath(new URL('../../bindings/cli.mjs', import.meta.url));
   const fixture = fileURLToPath(new URL(`${fixtureNames()[0]}.scenario.json`, fixturesDir));
