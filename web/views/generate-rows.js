@@ -74,8 +74,7 @@ function keyElement(total) {
   return el;
 }
 
-// root: the rows' element, in a container of its own (the heads' line goes before it, the key
-// after). update({rows: [{position, label, offset, heads: [Float32Array]}], total: positions wide,
+// root: the rows' element (the heads' line goes before it, the key after it). update({rows: [{position, label, offset, heads: [Float32Array]}], total: positions wide,
 // key}): `key` names what the rows are of (session, layer, language); a new key redraws from the start.
 export function createGenRows(root) {
   let key = '';
