@@ -18,8 +18,9 @@ constexpr size_t kGemmRows = 64;
 // x: (..., IC), weight: (OC, IC) as nn.Linear stores it, bias: (OC) or undefined -> (..., OC)
 Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias);
 
-// a: (..., M, K), b: (..., K, N) or (K, N) -> (..., M, N). A transposed view for b (keys.transpose)
-// is read in place: each output is then a dot product of two contiguous rows.
+// a: (..., M, K), b: (..., K, N) or (K, N) -> (..., M, N). b's rows are read in place when packed (a
+// view of the KV cache's values); a transposed view (keys.transpose) when a has one row (a decode
+// step's scores: each output a dot product of two contiguous rows), else packed once per call.
 Tensor matmul(const Tensor& a, const Tensor& b);
 
 // How the scores are scaled and masked, as the module's unfused lines do: scores / scale (divide)
