@@ -66,7 +66,7 @@ test('a rope + GQA GPT from a PyTorch fixture generates its ids with a cache of 
   await prompted(page);
   await page.getByTestId('generate-run').click();
   await finished(page, g.max_new_tokens);
-  assert.match(await page.locator('#gen-model').textContent(), /GPTConfig\(.*window=3/);
+  assert.match(await page.locator('#gen-model').textContent(), /GPT\(GPTConfig\(.*window=3/);
   assert.deepEqual((await generation(page)).cacheShape, [1, Hk, P + g.max_new_tokens, D], 'every position stays cached');
   assert.ok(Number(await check.getAttribute('data-max-diff')) <= 1e-5, await check.textContent());
   assert.deepEqual(errors, []);

@@ -218,6 +218,9 @@ test('training mode (#train=induction) at 360×780: no sideways scroll, 44 px bu
   await page.waitForFunction(() => window.playground.training().running === false, null, { timeout: 30000 });
   const chart = await page.getByTestId('train-chart').boundingBox();
   assert.ok(chart.width <= 360 && chart.width > 200, `chart ${chart.width} px wide`);
+  // its labels as large as the page's CSS says (11 px), not shrunk with a wider viewBox (6 px)
+  const ticks = await page.locator('[data-testid="train-chart"] text.tick').evaluateAll((els) => els.map((e) => e.getBoundingClientRect().height));
+  assert.ok(ticks.length > 5 && Math.min(...ticks) >= 11, `the chart's labels ${ticks.map((h) => h.toFixed(1)).join(', ')} px tall`);
   assert.equal(await sideways(page), 0);
   assert.deepEqual(errors, []);
   await page.close();

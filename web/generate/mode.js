@@ -119,8 +119,8 @@ function previewBars(g, logits, label) {
   return ids.map((id) => ({ id, label: label(id), p: p[id] }));
 }
 
-// A model's config as nanoGPT's notebook prints it: GPTConfig(block_size=64, ..., bias=True).
-export const configText = (config) => `GPTConfig(${Object.entries(config).map(([k, v]) => `${k}=${typeof v === 'boolean' ? (v ? 'True' : 'False') : v}`).join(', ')})`;
+// A model as nanoGPT builds it: GPT(GPTConfig(vocab_size=96, ..., bias=True)).
+export const configText = (config) => `GPT(GPTConfig(${Object.entries(config).map(([k, v]) => `${k}=${typeof v === 'boolean' ? (v ? 'True' : 'False') : v}`).join(', ')}))`;
 
 function panelData(g, s) {
   const { state } = g.page;

@@ -49,7 +49,7 @@ export const genEn = {
   'gen.modelLm': 'The language model the page ships (fortunes)',
   'gen.modelSeededOption': 'A seeded GPT (the settings below)',
   'gen.modelLoading': 'Loading the language model…',
-  'gen.modelShipped': 'The page\'s language model {name}: nanoGPT\'s GPT {config}, trained by the core on Debian\'s fortunes (held-out loss {loss} nats per character)',
+  'gen.modelShipped': 'The page\'s language model {name}: nanoGPT\'s {config}, trained by the core on Debian\'s fortunes (held-out loss {loss} nats per character)',
   'gen.modelSeeded': 'A seeded GPT (seed {seed}): {config}',
   'gen.modelFile': 'The weights picker\'s file {name}: {config}',
   'gen.status': '{n} of {max} tokens generated.',

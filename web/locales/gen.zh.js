@@ -47,7 +47,7 @@ export const genZh = {
   'gen.modelLm': '页面自带的语言模型（fortunes）',
   'gen.modelSeededOption': '随机初始化的 GPT（下面的设置）',
   'gen.modelLoading': '正在加载语言模型…',
-  'gen.modelShipped': '页面的语言模型 {name}：nanoGPT 的 GPT {config}，由内核在 Debian 的 fortunes 上训练（留出集损失每字符 {loss} 奈特）',
+  'gen.modelShipped': '页面的语言模型 {name}：nanoGPT 的 {config}，由内核在 Debian 的 fortunes 上训练（留出集损失每字符 {loss} 奈特）',
   'gen.modelSeeded': '随机初始化的 GPT（种子 {seed}）：{config}',
   'gen.modelFile': '权重选择器中的文件 {name}：{config}',
   'gen.status': '已生成 {n} / {max} 个 token。',

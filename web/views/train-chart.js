@@ -6,8 +6,17 @@
 import { i18nText, t } from '../i18n.js';
 
 const NS = 'http://www.w3.org/2000/svg';
-const W = 640, H = 220;
-const BOX = { left: 44, right: 600, top: 10, bottom: 190 };   // the plot area, in viewBox units
+// The viewBox is as wide as the chart is drawn (at least MIN_W), so its 11 px labels stay 11 px: a
+// fixed 640 x 220 viewBox shrank them to 6 px on a 360 px phone. Its height keeps that shape where
+// the chart is wider, and 220 where it is narrower.
+const MIN_W = 300, DEFAULT_W = 640;
+// The chart's size and plot area in viewBox units for a chart drawn w px wide: room for the loss
+// ticks on the left, the accuracy ticks on the right, the step ticks and the axis name below.
+function plotBox(w) {
+  const h = Math.max(220, Math.round((w * 220) / 640));
+  return { w, h, left: 44, right: w - 40, top: 10, bottom: h - 30 };
+}
+const drawnWidth = (figure) => (figure.clientWidth ? Math.max(MIN_W, Math.round(figure.clientWidth)) : DEFAULT_W);
 
 const svgEl = (tag, attrs = {}, parent = null) => {
   const el = document.createElementNS(NS, tag);
@@ -25,9 +34,9 @@ function tickStep(max, n) {
 
 const fmt = (v) => (Number.isInteger(v) ? String(v) : v.toFixed(v < 0.1 ? 2 : 1));
 
-// The axes and grid for this x and loss range (redrawn only when a range changes).
+// The axes and grid for this width, x and loss range (redrawn only when one changes).
 function drawAxes(ch, maxStep, maxLoss) {
-  const g = ch.axes;
+  const g = ch.axes, BOX = ch.box;
   g.replaceChildren();
   const x = (s) => BOX.left + (s / maxStep) * (BOX.right - BOX.left);
   const yl = (v) => BOX.bottom - (v / maxLoss) * (BOX.bottom - BOX.top);
@@ -44,7 +53,7 @@ function drawAxes(ch, maxStep, maxLoss) {
     svgEl('text', { x: BOX.right + 4, y: BOX.bottom - a * (BOX.bottom - BOX.top) + 4, class: 'tick accuracy' }, g).textContent = fmt(a);
   }
   svgEl('rect', { x: BOX.left, y: BOX.top, width: BOX.right - BOX.left, height: BOX.bottom - BOX.top, class: 'frame' }, g);
-  i18nText(svgEl('text', { x: (BOX.left + BOX.right) / 2, y: H - 4, class: 'tick', 'text-anchor': 'middle' }, g), 'training.axisStep');
+  i18nText(svgEl('text', { x: (BOX.left + BOX.right) / 2, y: BOX.h - 4, class: 'tick', 'text-anchor': 'middle' }, g), 'training.axisStep');
 }
 
 const points = (series, x, y) => series.map(([s, v]) => `${x(s).toFixed(1)},${y(v).toFixed(1)}`).join(' ');
@@ -60,28 +69,39 @@ function legendItem(className, key) {
 export function createTrainChart(container) {
   const figure = document.createElement('figure');
   figure.className = 'train-chart';
-  const svg = svgEl('svg', { viewBox: `0 0 ${W} ${H}`, role: 'img', 'data-testid': 'train-chart', 'aria-labelledby': 'train-chart-title train-chart-summary' });
+  const svg = svgEl('svg', { role: 'img', 'data-testid': 'train-chart', 'aria-labelledby': 'train-chart-title train-chart-summary' });
   const title = svgEl('title', { id: 'train-chart-title' }, svg);
   i18nText(title, 'training.chartTitle');
-  const ch = { axes: svgEl('g', {}, svg), key: '' };
+  const ch = { axes: svgEl('g', {}, svg), key: '', box: plotBox(DEFAULT_W) };
+  svg.setAttribute('viewBox', `0 0 ${ch.box.w} ${ch.box.h}`);
   const lines = {
     loss: svgEl('polyline', { class: 'line loss' }, svg),
     heldout: svgEl('polyline', { class: 'line heldout' }, svg),
     train: svgEl('polyline', { class: 'line train' }, svg),
   };
-  const marker = svgEl('line', { class: 'marker', y1: BOX.top, y2: BOX.bottom }, svg);
+  const marker = svgEl('line', { class: 'marker', y1: ch.box.top, y2: ch.box.bottom }, svg);
   const legend = document.createElement('ul');
   legend.className = 'chart-legend';
   legend.append(legendItem('loss', 'training.legendLoss'), legendItem('heldout', 'training.legendHeldout'), legendItem('train', 'training.legendTrain'));
   const summary = Object.assign(document.createElement('p'), { id: 'train-chart-summary', className: 'hint' });
   figure.append(svg, legend, summary);
   container.append(figure);
-  return {
+  let last = null;
+  const chart = {
     // d: chartData (train-data.js); text: the summary sentence (the chart's text alternative).
     update(d, text) {
+      last = [d, text];
+      const w = drawnWidth(figure);
       const top = Number(d.maxLoss.toPrecision(2)) * 1.05;   // the loss axis' top: steady while the loss falls
-      const key = `${d.maxStep}|${top}|${document.documentElement.lang}`;
-      if (key !== ch.key) { ch.key = key; drawAxes(ch, d.maxStep, top); }
+      const key = `${w}|${d.maxStep}|${top}|${document.documentElement.lang}`;
+      if (key !== ch.key) {
+        ch.key = key;
+        ch.box = plotBox(w);
+        svg.setAttribute('viewBox', `0 0 ${w} ${ch.box.h}`);
+        marker.setAttribute('y2', ch.box.bottom);
+        drawAxes(ch, d.maxStep, top);
+      }
+      const BOX = ch.box;
       const x = (s) => BOX.left + (s / d.maxStep) * (BOX.right - BOX.left);
       const yl = (v) => BOX.bottom - (Math.min(v, top) / top) * (BOX.bottom - BOX.top);
       const ya = (v) => BOX.bottom - v * (BOX.bottom - BOX.top);
@@ -94,4 +114,7 @@ export function createTrainChart(container) {
       if (summary.textContent !== text) summary.textContent = text;
     },
   };
+  // a new width (a turned phone, a resized window) redraws the last data at it
+  new ResizeObserver(() => { if (last && drawnWidth(figure) !== ch.box.w) chart.update(...last); }).observe(figure);
+  return chart;
 }
