@@ -95,15 +95,16 @@ Tensor matmul(const Tensor& a_, const Tensor& b) {
   Tensor out = Tensor::empty(out_shape);
   Tensor a = a_.contiguous();
   // gemm_nn wants b as K rows of N: values already are; keys.transpose(-2, -1) is packed once
-  // (S x D values: small next to the product), unless a is one row (below). Each batch entry's K x N block read where it is when
-  // its rows are packed, whatever the entries' strides: a decode step's values are a view of the KV
-  // cache, each head's rows `capacity` rows after the last head's, and copying every layer's
-  // (12 x 129 x 64 floats at GPT-2's step 128) cost a 124M model's WASM decode 0.7 ms of 31.
+  // (S x D values: small next to the product), unless a is one row (below). Each batch entry's
+  // K x N block read where it is when its rows are packed, whatever the entries' strides: a decode
+  // step's values are a view of the KV cache, each head's rows `capacity` rows after the last
+  // head's, and copying every layer's (12 x 129 x 64 floats at GPT-2's step 128) cost a 124M
+  // model's WASM decode 0.7 ms of 31.
   const bool rows_packed = b.strides().back() == 1 && (K <= 1 || b.strides()[b.strides().size() - 2] == N);
   // One row of a against keys^T read where the keys are (a decode step's q @ k.transpose(-2, -1): k
   // a view of the KV cache, each key a packed row): gemm_nt's dot products, one per key, where
   // gemm_nn needed keys^T packed, a copy of every layer's cached keys at every decode step.
-  const size_t key_stride = b.dim() >= 2 && N > 1 ? static_cast<size_t>(b.strides().back()) : static_cast<size_t>(K);
+  const size_t key_stride = static_cast<size_t>(N > 1 ? b.strides().back() : K);
   const bool keys_in_place = M == 1 && !rows_packed && (K <= 1 || b.strides()[b.strides().size() - 2] == 1);
   Tensor bc = rows_packed || keys_in_place ? b : b.contiguous();
   const auto u = [](int64_t v) { return static_cast<size_t>(v); };
