@@ -307,6 +307,7 @@ export const threadsPrintErr = (text) => { if (!/^Blocking on the main thread/.t
 // machine); one that runs its script but never answers (a script served in its place that does
 // nothing, a worker the browser starves) would keep the page waiting for good.
 export const POOL_TIMEOUT_MS = 20000;
+const MAX_TIMEOUT_MS = 2 ** 31 - 1;
 
 // options.wasmBinary: the small build's bytes when the caller has them already (the notebook page
 // carries them inline: web/playground/notebook.js); else they are fetched (read, under Node) from
@@ -325,7 +326,9 @@ export async function loadAttention({ wasmBinary = null, simd = 'auto', fast = f
   if (fast && wasmBinary) throw new Error('loadAttention: wasmBinary is the small build\'s bytes: leave fast out with it');
   if (threads !== 'auto' && !(Number.isInteger(threads) && threads >= 1 && threads <= MAX_THREADS))
     throw new Error(`loadAttention: threads is ${JSON.stringify(threads)}: it must be 'auto' or a whole number from 1 to ${MAX_THREADS}`);
-  if (!(poolTimeoutMs > 0)) throw new Error(`loadAttention: poolTimeoutMs is ${JSON.stringify(poolTimeoutMs)}: it must be a number of milliseconds above 0`);
+  // setTimeout runs a delay past 2^31 - 1 ms (Infinity included) at once
+  if (!(poolTimeoutMs > 0 && poolTimeoutMs <= MAX_TIMEOUT_MS))
+    throw new Error(`loadAttention: poolTimeoutMs is ${typeof poolTimeoutMs === 'number' ? poolTimeoutMs : JSON.stringify(poolTimeoutMs)}: it must be a number of milliseconds above 0 and at most ${MAX_TIMEOUT_MS}`);
   if (threads !== 'auto' && threads > 1) {
     if (wasmBinary) throw new Error(`loadAttention: threads is ${threads} but wasmBinary is the single-thread small build's bytes: leave one out`);
     if (!threadsAvailable()) throw new Error(`loadAttention: threads is ${threads} but this page is not cross-origin isolated (no SharedArrayBuffer): serve it with Cross-Origin-Opener-Policy: same-origin and Cross-Origin-Embedder-Policy: require-corp, or ask for 1 thread`);

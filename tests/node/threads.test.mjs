@@ -104,7 +104,8 @@ test("a pool whose workers run but never answer is an error after poolTimeoutMs,
     globalThis.Worker = real;
     console.warn = warn;
   }
-  for (const bad of [0, -1, 'soon']) await assert.rejects(loadAttention({ poolTimeoutMs: bad }), /poolTimeoutMs is .*: it must be a number of milliseconds above 0/);
+  for (const bad of [0, -1, 'soon', Infinity, 2 ** 31, NaN])
+    await assert.rejects(loadAttention({ poolTimeoutMs: bad }), { message: `loadAttention: poolTimeoutMs is ${typeof bad === 'number' ? bad : JSON.stringify(bad)}: it must be a number of milliseconds above 0 and at most 2147483647` });
 });
 
 test('the Node CLI takes ATTENTION_THREADS as the native one: 2 prints the bytes of 1, 0 or words are refused by name', () => {
