@@ -43,6 +43,9 @@ function sequential(lo, hi) {
   return { kind: 'sequential', lut: BLUES, lo, hi, index: (v) => Math.max(0, Math.min(255, Math.round(((v - lo) / (hi - lo)) * 255))) };
 }
 
+// Entry i of a scale's table as a CSS colour (a table cell's background, a canvas fill).
+export const cssColour = (lut, i) => `rgb(${lut[i * 3]}, ${lut[i * 3 + 1]}, ${lut[i * 3 + 2]})`;
+
 // Black text on light cells, white on dark ones: whichever contrasts more (WCAG's relative
 // luminance), at least 4.59:1 on every colour of both scales.
 const channel = (v) => { const c = v / 255; return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4; };

@@ -5,7 +5,7 @@
 // canvas named for a screen reader with the positions it reads most. Above the rows, each strip's
 // head; below them, what the columns are and the weights' scale (the page's, colors.js).
 
-import { rampGradient, scaleFor } from '../colors.js';
+import { cssColour, rampGradient, scaleFor } from '../colors.js';
 import { t } from '../i18n.js';
 
 const CELL_MAX = 14;
@@ -14,10 +14,6 @@ const ROW_H = 14;
 
 // The attention maps' scale: weights 0 to 1, white to dark blue.
 const SCALE = scaleFor([], { probabilities: true });
-function colour(p) {
-  const i = SCALE.index(p) * 3;
-  return `rgb(${SCALE.lut[i]},${SCALE.lut[i + 1]},${SCALE.lut[i + 2]})`;
-}
 
 function strip(weights, offset, total, cell, label) {
   const canvas = document.createElement('canvas');
@@ -28,7 +24,7 @@ function strip(weights, offset, total, cell, label) {
   canvas.setAttribute('aria-label', label);
   const ctx = canvas.getContext('2d');
   weights.forEach((w, j) => {
-    ctx.fillStyle = colour(w);
+    ctx.fillStyle = cssColour(SCALE.lut, SCALE.index(w));
     ctx.fillRect((offset + j) * cell, 0, cell, ROW_H);
   });
   return canvas;

@@ -2,7 +2,7 @@
 // map of its attention), bar tables (the ranking, direct logit attribution), the patching heatmaps
 // with their exports, and the logit lens table. Data in, DOM out: no core, no state.
 
-import { rampGradient, scaleFor, textColourFor } from '../colors.js';
+import { cssColour, rampGradient, scaleFor, textColourFor } from '../colors.js';
 import { i18nText, t } from '../i18n.js';
 import { formatValue } from '../tensor.js';
 import { createExportMenu } from './export-menu.js';
@@ -212,7 +212,7 @@ export function createLabLens(root) {
         top[r].forEach((label, i) => {
           const td = document.createElement('td');
           const k = Math.round(prob[r][i] * 255);
-          td.style.background = `rgb(${lut[k * 3]}, ${lut[k * 3 + 1]}, ${lut[k * 3 + 2]})`;
+          td.style.background = cssColour(lut, k);
           td.style.color = textColourFor(lut, k);
           const right = i === pos && ids[r][i] === answer;
           td.textContent = right ? `${label} ✓` : label;
