@@ -16,7 +16,6 @@ function plotBox(w) {
   const h = Math.max(220, Math.round((w * 220) / 640));
   return { w, h, left: 44, right: w - 40, top: 10, bottom: h - 30 };
 }
-const drawnWidth = (figure) => (figure.clientWidth ? Math.max(MIN_W, Math.round(figure.clientWidth)) : DEFAULT_W);
 
 const svgEl = (tag, attrs = {}, parent = null) => {
   const el = document.createElementNS(NS, tag);
@@ -86,12 +85,14 @@ export function createTrainChart(container) {
   const summary = Object.assign(document.createElement('p'), { id: 'train-chart-summary', className: 'hint' });
   figure.append(svg, legend, summary);
   container.append(figure);
-  let last = null;
+  // the width the chart is drawn at, from the observer below (read there, not at every update:
+  // a layout read per update during training)
+  let width = DEFAULT_W, last = null;
   const chart = {
     // d: chartData (train-data.js); text: the summary sentence (the chart's text alternative).
     update(d, text) {
       last = [d, text];
-      const w = drawnWidth(figure);
+      const w = width;
       const top = Number(d.maxLoss.toPrecision(2)) * 1.05;   // the loss axis' top: steady while the loss falls
       const key = `${w}|${d.maxStep}|${top}|${document.documentElement.lang}`;
       if (key !== ch.key) {
@@ -114,7 +115,12 @@ export function createTrainChart(container) {
       if (summary.textContent !== text) summary.textContent = text;
     },
   };
-  // a new width (a turned phone, a resized window) redraws the last data at it
-  new ResizeObserver(() => { if (last && drawnWidth(figure) !== ch.box.w) chart.update(...last); }).observe(figure);
+  // its width when it is laid out, and each new one (a turned phone, a resized window), which
+  // redraws the last data at it; a hidden chart (0 wide) keeps the last
+  new ResizeObserver(([entry]) => {
+    if (!entry.contentRect.width) return;
+    width = Math.max(MIN_W, Math.round(entry.contentRect.width));
+    if (last && width !== ch.box.w) chart.update(...last);
+  }).observe(figure);
   return chart;
 }
