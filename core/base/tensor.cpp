@@ -235,6 +235,16 @@ Tensor Tensor::unsqueeze(int64_t d) const {
   return t;
 }
 
+Tensor Tensor::expand(int64_t d, int64_t n) const {
+  if (d < 0) d += dim();
+  if (d < 0 || d >= dim() || shape_[d] != 1 || n < 1)
+    fail("expand of dimension ", d, " to ", n, ": needs a dimension of size 1 of shape ", shape_str(shape_), " and n >= 1");
+  Tensor t = *this;
+  t.shape_[d] = n;
+  t.strides_[d] = 0;
+  return t;
+}
+
 Tensor Tensor::contiguous() const { return is_contiguous() ? *this : clone(); }
 
 Tensor Tensor::clone() const {

@@ -51,6 +51,7 @@ class Tensor {
   Tensor transpose(int64_t a, int64_t b) const;
   Tensor slice(int64_t d, int64_t start, int64_t end) const;
   Tensor unsqueeze(int64_t d) const;
+  Tensor expand(int64_t d, int64_t n) const;  // dim d, of size 1, seen n times (stride 0), as torch's expand
 
   Tensor contiguous() const;  // self if already contiguous, else a packed copy
   Tensor clone() const;       // always a packed copy

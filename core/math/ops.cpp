@@ -133,6 +133,17 @@ Tensor matmul(const Tensor& a_, const Tensor& b) {
   return out;
 }
 
+Tensor matmul_repeated(const Tensor& a, const Tensor& b, bool transpose_b) {
+  if (a.dim() != 4 || b.dim() != 4 || a.size(0) != b.size(0) || b.size(1) < 1 || a.size(1) % b.size(1) != 0)
+    fail("matmul_repeated: ", shape_str(a.shape()), " and ", shape_str(b.shape()),
+         " must be (B,H,M,K) and (B,Hk,.,.) with Hk dividing H");
+  const int64_t B = a.size(0), H = a.size(1), Hk = b.size(1), M = a.size(2);
+  Tensor heads = b.unsqueeze(2).expand(2, H / Hk);  // (B,Hk,H/Hk,.,.): query head h reads kv head h / (H/Hk)
+  if (transpose_b) heads = heads.transpose(-2, -1);
+  const Tensor out = matmul(a.contiguous().view({B, Hk, H / Hk, M, a.size(3)}), heads);
+  return out.view({B, H, M, out.size(-1)});
+}
+
 Tensor attention_heads(const Tensor& q_, const Tensor& k_, const Tensor& v_, int64_t H, const ScoreRule& rule, Tensor* weights) {
   const bool shapes = q_.dim() == 3 && k_.dim() == 3 && v_.dim() == 3 && k_.shape() == v_.shape() && q_.size(0) == k_.size(0) &&
                       H > 0 && q_.size(2) % H == 0;

@@ -22,6 +22,11 @@ Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias);
 // view of the KV cache's values); a transposed view (keys.transpose) when a has one row (a decode
 // step's scores: each output a dot product of two contiguous rows), else packed once per call.
 Tensor matmul(const Tensor& a, const Tensor& b);
+// a (B,H,M,K) @ repeat_kv(b, H / Hk) for b (B,Hk,K,N), or with transpose_b @ repeat_kv(b)ᵀ for b
+// (B,Hk,N,K): grouped-query attention's products on b's kv heads where they are, each seen by its
+// H / Hk query heads through a stride-0 view (Tensor::expand). matmul's calls on the floats the
+// repeated copy would hold, so the same bits (tests/native/test_kernels.cpp), without the copy.
+Tensor matmul_repeated(const Tensor& a, const Tensor& b, bool transpose_b);
 
 // How the scores are scaled and masked, as the module's unfused lines do: scores / scale (divide)
 // or scores * scale, then, when causal, masked_fill(key j > query t, fill) (causal_mask).

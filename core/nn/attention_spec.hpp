@@ -65,6 +65,11 @@ inline bool fuses_causal(const Context& ctx, const AttentionSpec& spec, const Va
   return kPretrained && spec.causal && spec.window == 0 && !spec.alibi && !weights && !ctx.recording() && !(kInterp && ctx.interventions) &&
          !(ctx.train && spec.dropout > 0.f);
 }
+// Whether grouped-query heads may read the kv heads in place: nothing traced, differentiated or
+// intervened, so no step shows repeat_kv's output. Then scores and values go through
+// matmul_repeated (ops.hpp): the same bits without repeat_kv's copies (a decode step's whole cache,
+// every layer, every step: 277 MB at SmolLM-135M's position 2000).
+inline bool repeats_in_place(const Context& ctx) { return kPretrained && !ctx.recording() && !(kInterp && ctx.interventions); }
 // q (B,H,T,D), k and v (B,Hk,T,D) -> (B,T,H*D), the heads merged: the numbers of scale_scores,
 // mask_scores, softmax, the product with v and merge_heads, to the bit (ops.hpp, attention_heads),
 // without the (B,H,T,T) tensors. Nothing recorded (ctx records nothing where fuses_causal holds).

@@ -247,6 +247,35 @@ TEST_CASE("matmul reads a KV cache's view in place: the numbers of its packed co
   attn::set_use_simd(true);
 }
 
+TEST_CASE("matmul_repeated gives the products on repeat_kv's copy bit for bit, from a KV cache's view", "[kernels][ops]") {
+  // grouped-query heads: H = 6 query heads on Hk = 2 kv heads of a cache of 11 rows per head
+  // (rows [0, S) used); one query row (a decode step) and 4 (a window), keys transposed and values
+  const int64_t B = 2, H = 6, Hk = 2, cap = 11, S = 7, D = 9;
+  attn::Tensor cache = attn::Tensor::from({B, Hk, cap, D}, random_vector(static_cast<size_t>(B * Hk * cap * D), 33));
+  const attn::Tensor view = cache.slice(2, 0, S);
+  attn::Tensor copy = attn::Tensor::empty({B, H, S, D});  // x.repeat_interleave(H / Hk, dim=1)
+  for (int64_t b = 0; b < B; ++b)
+    for (int64_t h = 0; h < H; ++h)
+      for (int64_t s = 0; s < S; ++s)
+        for (int64_t d = 0; d < D; ++d)
+          copy.data()[((b * H + h) * S + s) * D + d] = cache.data()[((b * Hk + h / (H / Hk)) * cap + s) * D + d];
+  for (bool simd : {false, true}) {
+    attn::set_use_simd(simd);
+    for (int64_t M : {1, 4}) {
+      const attn::Tensor q = attn::Tensor::from({B, H, M, D}, random_vector(static_cast<size_t>(B * H * M * D), 34));
+      const attn::Tensor w = attn::Tensor::from({B, H, M, S}, random_vector(static_cast<size_t>(B * H * M * S), 35));
+      const attn::Tensor scores = attn::matmul_repeated(q, view, true);
+      CHECK(scores.shape() == attn::Shape{B, H, M, S});
+      CHECK(scores.to_vector() == attn::matmul(q, copy.transpose(-2, -1)).to_vector());
+      CHECK(attn::matmul_repeated(w, view, false).to_vector() == attn::matmul(w, copy).to_vector());
+    }
+  }
+  attn::set_use_simd(true);
+  const attn::Tensor q5 = attn::Tensor::zeros({B, 5, 1, D});  // 2 kv heads do not divide 5 query heads
+  CHECK_THROWS_WITH(attn::matmul_repeated(q5, view, true), Catch::Contains("with Hk dividing H"));
+  CHECK_THROWS_WITH(cache.expand(1, 3), Catch::Contains("needs a dimension of size 1"));
+}
+
 TEST_CASE("SIMD mul and masked_fill equal their scalar twins", "[kernels]") {
   EACH_SIMD_TABLE();
   for (size_t n : kSizes) {
