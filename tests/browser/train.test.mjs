@@ -199,6 +199,16 @@ test('a link\'s settings train the same losses as the engine given them; a refus
   engine.step(30);
   assert.deepEqual((await training(page)).losses, Array.from(Float32Array.from(engine.history.losses)));
   engine.delete();
+  // a head without a pattern: "yet" at step 0, not at the run's last step
+  const none = page.locator('[data-testid="train-head"] .head-labels li.none');
+  assert.ok((await none.allTextContents()).every((s) => s === 'no clear pattern'), (await none.allTextContents()).join());
+  await page.getByTestId('train-scrubber').focus();
+  await page.keyboard.press('Home');
+  await page.waitForFunction(() => document.querySelector('.train-heads').dataset.step === '0');
+  const early = await none.allTextContents();
+  assert.ok(early.length > 0 && early.every((s) => s === 'no clear pattern yet'), early.join());
+  await page.keyboard.press('End');
+  await page.waitForFunction(() => document.querySelector('.train-heads').dataset.step === '30');
   const state = await page.evaluate(() => window.playground.state());
   const { page: again } = await openTraining(new URL(await page.evaluate(() => window.playground.link())).hash.slice(1));
   assert.deepEqual(await again.evaluate(() => window.playground.state()), state, 'the link round-trips the training state');

@@ -73,6 +73,7 @@ export const trainEn = {
   'training.scoresLabel': 'Pattern scores over training; at the step shown: {scores}',
   'training.scoresNote': 'Each head on the task\'s sample sequence (rows: queries, columns: keys). Its labels name the patterns it shows (score 0.5 or more); the small chart plots its scores over training.',
   'training.noPattern': 'no clear pattern yet',
+  'training.noPatternEnd': 'no clear pattern',
   'training.headName': 'layer {layer}, head {head}',
   'training.mapLabel': 'Attention weights of {name} at step {step}, {n} × {n}',
   'training.cell': 'query “{q}” ({r}) → key “{k}” ({c}): {v}',

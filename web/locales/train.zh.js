@@ -71,6 +71,7 @@ export const trainZh = {
   'training.scoresLabel': '训练过程中的模式得分；所示步数时：{scores}',
   'training.scoresNote': '每个头在任务示例序列上的注意力（行：查询，列：键）。标签是它表现出的模式（得分不低于 0.5）；小图画出它的得分随训练的变化。',
   'training.noPattern': '尚无明显模式',
+  'training.noPatternEnd': '没有明显模式',
   'training.headName': '第 {layer} 层，第 {head} 个头',
   'training.mapLabel': '{name}在第 {step} 步的注意力权重，{n} × {n}',
   'training.cell': '查询“{q}”（{r}）→ 键“{k}”（{c}）：{v}',

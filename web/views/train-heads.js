@@ -31,13 +31,14 @@ function buildHead() {
   return { figure, caption, heatmap, labels, scores, table };
 }
 
-function drawLabels(el, head, offset) {
+// ended: the step shown is the run's last (no "yet" for a head that never found a pattern)
+function drawLabels(el, head, offset, ended) {
   const items = head.labels.length ? head.labels : [null];
   el.replaceChildren(...items.map((p) => {
     const li = document.createElement('li');
     if (p === null) {
       li.className = 'none';
-      li.textContent = t('training.noPattern');
+      li.textContent = t(ended ? 'training.noPatternEnd' : 'training.noPattern');
       return li;
     }
     li.className = `pattern-${p}`;
@@ -62,7 +63,7 @@ function drawHead(view, head, d, series) {
     describeCell: (r, c, v) => t('training.cell', { q: tokens[r], r, k: tokens[c], c, v: formatValue(v) }),
   });
   view.table.update({ slice: head.slice, rowLabels: tokens, colLabels: tokens, masked, caption: `${name}, ${t('training.atStep', { step: d.step })}`, corner: t('attn.corner') });
-  drawLabels(view.labels, head, d.offset);
+  drawLabels(view.labels, head, d.offset, d.step >= d.maxStep);
   const label = d.patterns.map((p) => `${patternText(p, head.scores, d.offset)} ${head.scores[p].toFixed(2)}`).join(', ');
   view.scores.update({ series, maxStep: d.maxStep, at: d.step, label });
 }
