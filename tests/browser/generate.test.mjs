@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import { after, before } from 'node:test';
 import { loadAttention } from '../../bindings/attention.mjs';
 import { CHARS } from '../../web/generate/model.js';
-import { launch, openPage, startServer, test } from './harness.mjs';
+import { cutSelects, launch, openPage, startServer, test } from './harness.mjs';
 
 let server, browser, core;
 before(async () => {
@@ -95,6 +95,10 @@ test('a seeded GPT from a PyTorch fixture: 8 steps give 8 attention rows, the ca
   assert.deepEqual((await generation(page)).ids, expected.ids[0]);
   assert.equal(await rows.count(), scenario.generate.max_new_tokens);
   assert.ok(Number(await check.getAttribute('data-max-diff')) <= 1e-5);
+  for (const width of [1366, 390]) {  // every select shows any of its options whole
+    await page.setViewportSize({ width, height: 800 });
+    assert.deepEqual(await cutSelects(page, '[data-testid="generate-mode"]'), [], `at ${width} px`);
+  }
   assert.deepEqual(errors, []);
   await page.close();   // its workers and their WASM memories go before the next test opens its own
 });

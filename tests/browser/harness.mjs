@@ -226,6 +226,25 @@ export async function typeAndEnter(locator, text) {
   await locator.press('Enter');
 }
 
+// The options of the visible selects under `root` that would not show whole in the closed select:
+// each option against a select of the same font, padding and border left at its own width (the
+// width the engine gives an option and its arrow) -> ["id: text needs N px of M"].
+export function cutSelects(page, root) {
+  return page.evaluate((sel) => [...document.querySelectorAll(`${sel} select`)].filter((s) => s.offsetParent).flatMap((s) => {
+    const cs = getComputedStyle(s), probe = document.createElement('select');
+    probe.style.cssText = `font: ${cs.font}; padding: ${cs.padding}; border: ${cs.border}; box-sizing: ${cs.boxSizing}; width: auto; min-width: 0; max-width: none; position: absolute; visibility: hidden`;
+    probe.append(document.createElement('option'));
+    document.body.append(probe);
+    const cut = [...s.options].map((o) => {
+      probe.options[0].textContent = o.textContent;
+      const need = probe.getBoundingClientRect().width, room = s.getBoundingClientRect().width;
+      return need > room + 0.5 ? `${s.id}: ${o.textContent} needs ${need.toFixed(0)} px of ${room.toFixed(0)}` : null;
+    });
+    probe.remove();
+    return cut.filter(Boolean);
+  }), root);
+}
+
 // A page with console errors and page errors collected, ready after the core loaded.
 export async function openPage(context, url) {
   const page = await context.newPage();

@@ -18,7 +18,7 @@ import { createEngine } from '../../web/train/engine.js';
 import { trainZh } from '../../web/locales/train.zh.js';
 import { trainEn } from '../../web/locales/train.en.js';
 import { TASK_IDS } from '../../web/train/tasks.js';
-import { heavy, launch, openPage, startServer, test, typeAndEnter } from './harness.mjs';
+import { cutSelects, heavy, launch, openPage, startServer, test, typeAndEnter } from './harness.mjs';
 
 let server, browser, core, dir;
 before(async () => {
@@ -217,6 +217,10 @@ test('a link\'s settings train the same losses as the engine given them; a refus
   assert.ok(await page.getByTestId('train-start').isDisabled(), 'no training on a refused setting');
   await page.setViewportSize({ width: 360, height: 740 });
   assert.equal(await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth), 0, 'training mode fits 360 px');
+  for (const width of [1366, 360]) {  // every select shows any of its options whole
+    await page.setViewportSize({ width, height: 740 });
+    assert.deepEqual(await cutSelects(page, '[data-testid="training"]'), [], `at ${width} px`);
+  }
   const { page: legacy } = await openPage(browser.context, `${server.url}#train=1&module=CausalMultiHeadAttention`);
   assert.equal(await legacy.getByTestId('train').isChecked(), true);
   assert.ok(await legacy.getByTestId('training').isHidden());

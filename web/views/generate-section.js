@@ -13,8 +13,8 @@ const MARKUP = `
     <div class="field" data-control="genmodel">
       <label for="genmodel" data-i18n="gen.model">Model</label>
       <select id="genmodel" data-gen-field="genmodel" data-testid="generate-model-select">
-        <option value="" data-i18n="gen.modelLm">The language model the page ships (fortunes)</option>
-        <option value="seeded" data-i18n="gen.modelSeededOption">A seeded GPT (the settings below)</option>
+        <option value="" data-i18n="gen.modelLm">The shipped model (fortunes)</option>
+        <option value="seeded" data-i18n="gen.modelSeededOption">A seeded GPT (settings below)</option>
       </select>
     </div>
     <p id="gen-model" class="hint" data-testid="generate-model"></p>
