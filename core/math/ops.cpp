@@ -300,7 +300,7 @@ Tensor masked_fill(const Tensor& x, const Tensor& mask_, float value) {
 Tensor equal_zero(const Tensor& mask) {
   Tensor out = mask.clone();
   float* p = out.data();
-  for (int64_t i = 0; i < out.numel(); ++i) p[i] = p[i] == 0.f ? 1.f : 0.f;
+  for (int64_t i = 0, n = out.numel(); i < n; ++i) p[i] = p[i] == 0.f ? 1.f : 0.f;
   return out;
 }
 
@@ -561,7 +561,7 @@ Tensor sub_broadcast(const Tensor& a, const Tensor& b) {
 Tensor exp(const Tensor& x) {
   Tensor out = x.clone();
   float* p = out.data();
-  for (int64_t i = 0; i < out.numel(); ++i) p[i] = std::exp(p[i]);
+  for (int64_t i = 0, n = out.numel(); i < n; ++i) p[i] = std::exp(p[i]);
   return out;
 }
 

@@ -95,14 +95,16 @@ Var Generation::forward(Context& ctx, GeneratedToken& tok, bool full) {
     tok.mode = "decode";
     ctx.position_offset = L - 1;
     Tensor last = Tensor::empty({B, 1});
-    for (int64_t b = 0; b < B; ++b) last.data()[b] = static_cast<float>(ids_[b].back());
+    float* lp = last.data();
+    for (int64_t b = 0; b < B; ++b) lp[b] = static_cast<float>(ids_[b].back());
     return lm_.decode(ctx.input(last, lm_.ids_input()), ctx, cache_);
   }
   tok.mode = spec_.cache ? "prefill" : "full";
   ctx.position_offset = L - W;
   Tensor window = Tensor::empty({B, W});
+  float* wp = window.data();
   for (int64_t b = 0; b < B; ++b)
-    for (int64_t t = 0; t < W; ++t) window.data()[b * W + t] = static_cast<float>(ids_[b][L - W + t]);
+    for (int64_t t = 0; t < W; ++t) wp[b * W + t] = static_cast<float>(ids_[b][L - W + t]);
   if (spec_.cache) cache_ = lm_.make_cache(B);  // fresh buffers: earlier steps' views stay as they were
   const Outputs out = lm_.forward_window(ctx.input(window, lm_.ids_input()), ctx, spec_.cache ? &cache_ : nullptr, !full);
   if (full) {
@@ -141,8 +143,9 @@ GeneratedToken Generation::next(bool full) {
   if (trace_) tok.steps = ctx.steps();
   const int64_t B = logits.size(0), T = logits.size(1), V = logits.size(2);
   tok.logits = logits.t.slice(1, T - 1, T).contiguous().view({B, V}).clone();  // logits[:, -1, :]
-  for (int64_t i = 0; i < tok.logits.numel(); ++i)
-    if (std::isnan(tok.logits.data()[i]))
+  const float* lp = tok.logits.data();  // out of the loop: in the threaded WASM build (JavaScript
+  for (int64_t i = 0, n = tok.logits.numel(); i < n; ++i)  // exceptions) each call was a trip through JS
+    if (std::isnan(lp[i]))
       fail_at("inputs", "the logits of token ", tok.position, " hold NaN: the weights or inputs overflow float32");
   sample(tok);
   for (size_t b = 0; b < ids_.size(); ++b) ids_[b].push_back(tok.ids[b]);

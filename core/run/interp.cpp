@@ -377,10 +377,11 @@ namespace {
 template <class Add>
 void add_heads(const std::string& prefix, const std::vector<double>& y, const Tensor& w, int64_t H, Add add) {
   const int64_t C = w.size(0), HD = w.size(1), D = HD / H;
+  const float* wp = w.data();
   for (int64_t h = 0; h < H; ++h) {
     std::vector<double> c(u(C), 0.0);
     for (int64_t o = 0; o < C; ++o)
-      for (int64_t k = h * D; k < (h + 1) * D; ++k) c[u(o)] += static_cast<double>(w.data()[o * HD + k]) * y[u(k)];
+      for (int64_t k = h * D; k < (h + 1) * D; ++k) c[u(o)] += static_cast<double>(wp[o * HD + k]) * y[u(k)];
     add(prefix + std::to_string(h), c);
   }
 }
@@ -401,8 +402,9 @@ LogitAttribution logit_attribution(const Context& ctx, const ParamList& params, 
   const int64_t C = wte.size(1);
   // u = W_U[token] - W_U[wrong]
   std::vector<double> unembed(u(C));
+  const float* up = wte.data();
   for (int64_t k = 0; k < C; ++k)
-    unembed[u(k)] = static_cast<double>(wte.data()[spec.token * C + k]) - (spec.wrong >= 0 ? wte.data()[spec.wrong * C + k] : 0.f);
+    unembed[u(k)] = static_cast<double>(up[spec.token * C + k]) - (spec.wrong >= 0 ? up[spec.wrong * C + k] : 0.f);
   // the rows (b, p) of the steps the final residual stream sums
   const auto at = [&](const std::string& name, bool batched) {
     const Tensor t = step_value(ctx, name, field).contiguous();
@@ -422,9 +424,10 @@ LogitAttribution logit_attribution(const Context& ctx, const ParamList& params, 
     const int32_t norm = step_node(ctx, "norm");
     const double scale = 1.0 / std::sqrt(ms / static_cast<double>(C) + (norm >= 0 ? ctx.nodes()[u(norm)].attrs.eps : 1e-6f));
     const Tensor w = param(params, "model.norm.weight")->contiguous();
+    const float* wp = w.data();
     const auto add = [&](const std::string& name, const std::vector<double>& c) {
       double value = 0;
-      for (int64_t k = 0; k < C; ++k) value += c[u(k)] * scale * w.data()[k] * unembed[u(k)];
+      for (int64_t k = 0; k < C; ++k) value += c[u(k)] * scale * wp[k] * unembed[u(k)];
       out.components.push_back({name, static_cast<float>(value)});
     };
     add("model.embed_tokens", at("inputs_embeds", true));
@@ -443,6 +446,7 @@ LogitAttribution logit_attribution(const Context& ctx, const ParamList& params, 
   }
   // GPT: each component's ((c - mean c) / sigma) . gamma . u
   const Tensor gamma = param(params, "transformer.ln_f.weight")->contiguous();
+  const float* gp = gamma.data();
   const Tensor* beta = param(params, "transformer.ln_f.bias");
   int64_t L = 0;
   while (step_node(ctx, "transformer.h." + std::to_string(L) + ".x_mlp") >= 0) ++L;
@@ -456,7 +460,7 @@ LogitAttribution logit_attribution(const Context& ctx, const ParamList& params, 
     double m = 0, value = 0;
     for (double v : c) m += v;
     m /= static_cast<double>(C);
-    for (int64_t k = 0; k < C; ++k) value += (c[u(k)] - m) / sigma * gamma.data()[k] * unembed[u(k)];
+    for (int64_t k = 0; k < C; ++k) value += (c[u(k)] - m) / sigma * gp[k] * unembed[u(k)];
     out.components.push_back({name, static_cast<float>(value)});
   };
   add("wte", at("tok_emb", true));

@@ -184,7 +184,8 @@ std::vector<double> alibi_slopes(int64_t H) {
 Var alibi_bias(Context& ctx, const std::vector<int64_t>& positions, int64_t H) {
   const std::vector<double> slopes = alibi_slopes(H);
   Tensor kept = Tensor::empty({H});
-  for (int64_t h = 0; h < H; ++h) kept.data()[h] = static_cast<float>(slopes[u(h)]);
+  float* kp = kept.data();
+  for (int64_t h = 0; h < H; ++h) kp[h] = static_cast<float>(slopes[u(h)]);
   return apply(ctx, Op::alibi_bias, {}, {}, kept, positions);
 }
 
@@ -196,12 +197,13 @@ Tensor window_mask(const std::vector<int64_t>& q_positions, const std::vector<in
                    int64_t window, int64_t sink_tokens) {
   const int64_t T = static_cast<int64_t>(q_positions.size()), S = static_cast<int64_t>(k_positions.size());
   Tensor m = Tensor::zeros({T, S});
+  float* mp = m.data();
   for (int64_t i = 0; i < T; ++i)
     for (int64_t j = 0; j < S; ++j) {
       const int64_t pi = q_positions[u(i)], pj = k_positions[u(j)];
       bool hidden = (causal || window > 0) && pj > pi;
       if (window > 0 && pj <= pi - window && !(pj < sink_tokens)) hidden = true;
-      m.data()[i * S + j] = hidden ? 1.f : 0.f;
+      mp[i * S + j] = hidden ? 1.f : 0.f;
     }
   return m;
 }
