@@ -139,7 +139,7 @@ struct K {
     }
   }
   static void gemm_nt(float* C, const float* A, const float* Bm, const float* bias, size_t M, size_t N, size_t K,
-                      size_t lda, size_t ldb, size_t ldc) {
+                      size_t lda, size_t ldb, size_t ldc) noexcept {
     constexpr size_t MR = MR_NT, NR = NR_NT;
     // One row (a decode step's token): every weight is read once and the call waits on memory.
     // S rows far apart (n, n + N/S, ...), each its own chain of sums: S sequential streams through
@@ -314,36 +314,36 @@ struct K {
     }
   }
   static void gemm_nn(float* C, const float* A, const float* Bm, size_t M, size_t N, size_t K, size_t lda, size_t ldb,
-                      size_t ldc) {
+                      size_t ldc) noexcept {
     gemm_outer(C, A, Bm, M, N, K, lda, 1, ldb, ldc);
   }
   static void gemm_tn(float* C, const float* A, const float* Bm, size_t M, size_t N, size_t K, size_t lda, size_t ldb,
-                      size_t ldc) {
+                      size_t ldc) noexcept {
     gemm_outer(C, A, Bm, M, N, K, 1, lda, ldb, ldc);
   }
-  static void axpy(float* y, float alpha, const float* x, size_t n) {
+  static void axpy(float* y, float alpha, const float* x, size_t n) noexcept {
     const B va(alpha);
     size_t i = 0;
     for (; i + W <= n; i += W) madd(va, B::load_unaligned(x + i), B::load_unaligned(y + i)).store_unaligned(y + i);
     for (; i < n; ++i) y[i] += alpha * x[i];
   }
-  static void add(float* y, const float* a, const float* b, size_t n) {
+  static void add(float* y, const float* a, const float* b, size_t n) noexcept {
     size_t i = 0;
     for (; i + W <= n; i += W) (B::load_unaligned(a + i) + B::load_unaligned(b + i)).store_unaligned(y + i);
     for (; i < n; ++i) y[i] = a[i] + b[i];
   }
-  static void scale(float* x, float s, size_t n) {
+  static void scale(float* x, float s, size_t n) noexcept {
     const B vs(s);
     size_t i = 0;
     for (; i + W <= n; i += W) (B::load_unaligned(x + i) * vs).store_unaligned(x + i);
     for (; i < n; ++i) x[i] *= s;
   }
-  static void mul(float* y, const float* a, const float* b, size_t n) {
+  static void mul(float* y, const float* a, const float* b, size_t n) noexcept {
     size_t i = 0;
     for (; i + W <= n; i += W) (B::load_unaligned(a + i) * B::load_unaligned(b + i)).store_unaligned(y + i);
     for (; i < n; ++i) y[i] = a[i] * b[i];
   }
-  static void masked_fill(float* x, const float* mask, float value, size_t n) {
+  static void masked_fill(float* x, const float* mask, float value, size_t n) noexcept {
     const B v(value), zero(0.f);
     size_t i = 0;
     for (; i + W <= n; i += W)
@@ -351,7 +351,7 @@ struct K {
     for (; i < n; ++i)
       if (mask[i] != 0.f) x[i] = value;
   }
-  static void relu(float* x, size_t n) {
+  static void relu(float* x, size_t n) noexcept {
     const B zero(0.f);
     size_t i = 0;
     for (; i + W <= n; i += W) xsimd::max(B::load_unaligned(x + i), zero).store_unaligned(x + i);
@@ -424,7 +424,7 @@ struct K {
   // instructions took a fifth of the softmax in WASM; the max of floats that are not NaN is the
   // same in any order), then e^(x - max) two vectors at a time, each with its own sum (two chains
   // of the exponential side by side), then the scale by 1 / sum.
-  static void softmax(float* x, size_t n) {
+  static void softmax(float* x, size_t n) noexcept {
     constexpr float ninf = -std::numeric_limits<float>::infinity();
     size_t i = 0;
     B m0(ninf), m1(ninf), m2(ninf), m3(ninf);
@@ -491,7 +491,7 @@ struct K {
     const float rstd = 1.f / std::sqrt(var + eps);
     return {mean, rstd};
   }
-  static void layer_norm(float* y, const float* x, const float* gamma, const float* beta, size_t n, float eps) {
+  static void layer_norm(float* y, const float* x, const float* gamma, const float* beta, size_t n, float eps) noexcept {
     const auto [mean, rstd] = moments(x, n, eps);
     const B bmean(mean), brstd(rstd);
     size_t i = 0;
@@ -501,7 +501,7 @@ struct K {
     for (; i < n; ++i) y[i] = (x[i] - mean) * rstd * gamma[i] + beta[i];
   }
 
-  static void softmax_backward(float* dx, const float* y, const float* dy, size_t n) {
+  static void softmax_backward(float* dx, const float* y, const float* dy, size_t n) noexcept {
     const float s = dot(dy, y, n);
     const B bs(s);
     size_t i = 0;
@@ -509,7 +509,7 @@ struct K {
     for (; i < n; ++i) dx[i] = y[i] * (dy[i] - s);
   }
   static void layer_norm_backward(float* dx, float* dgamma, float* dbeta, const float* x, const float* dy, const float* gamma,
-                                  size_t n, float eps) {
+                                  size_t n, float eps) noexcept {
     const auto [mean, rstd] = moments(x, n, eps);
     const B bmean(mean), brstd(rstd);
     // dgamma += dy * xhat, dbeta += dy; m1 = mean(dy * gamma), m2 = mean(dy * gamma * xhat)
@@ -554,7 +554,7 @@ struct K {
     const B e = xsimd::fnma(exp_nonpositive(-(x * x)) * t, r, B(1.f));  // 1 - t r exp(-x^2)
     return xsimd::select(x < B(0.f), -e, e);
   }
-  static void gelu(float* y, const float* x, size_t n) {
+  static void gelu(float* y, const float* x, size_t n) noexcept {
     const float alpha = static_cast<float>(kSqrt1_2);
     size_t i = 0;
     for (; i + W <= n; i += W) {
@@ -563,7 +563,7 @@ struct K {
     }
     for (; i < n; ++i) y[i] = x[i] * 0.5f * (1.f + std::erf(x[i] * alpha));
   }
-  static void gelu_backward(float* dx, const float* x, const float* dy, size_t n) {
+  static void gelu_backward(float* dx, const float* x, const float* dy, size_t n) noexcept {
     const float alpha = static_cast<float>(kSqrt1_2), beta = static_cast<float>(kGeluBeta);
     size_t i = 0;
     for (; i + W <= n; i += W) {
@@ -589,7 +589,7 @@ struct K {
     const B e = exp_nonpositive(-xsimd::abs(x)), d = B(1.f) / (B(1.f) + e);
     return xsimd::select(x < B(0.f), e * d, d);
   }
-  static void gelu_tanh(float* y, const float* x, size_t n) {
+  static void gelu_tanh(float* y, const float* x, size_t n) noexcept {
     const float k = static_cast<float>(kSqrt2OverPi);
     size_t i = 0;
     for (; i + W <= n; i += W) {
@@ -598,7 +598,7 @@ struct K {
     }
     for (; i < n; ++i) y[i] = 0.5f * x[i] * (1.f + std::tanh(k * (x[i] + 0.044715f * x[i] * x[i] * x[i])));
   }
-  static void gelu_tanh_backward(float* dx, const float* x, const float* dy, size_t n) {
+  static void gelu_tanh_backward(float* dx, const float* x, const float* dy, size_t n) noexcept {
     const float k = static_cast<float>(kSqrt2OverPi);
     size_t i = 0;
     for (; i + W <= n; i += W) {
@@ -611,7 +611,7 @@ struct K {
       dx[i] = dy[i] * (0.5f * (1.f + t) + 0.5f * v * (1.f - t * t) * k * (1.f + 3.f * 0.044715f * v * v));
     }
   }
-  static void silu(float* y, const float* x, size_t n) {
+  static void silu(float* y, const float* x, size_t n) noexcept {
     size_t i = 0;
     for (; i + W <= n; i += W) {
       const B v = B::load_unaligned(x + i);
@@ -619,7 +619,7 @@ struct K {
     }
     for (; i < n; ++i) y[i] = x[i] / (1.f + std::exp(-x[i]));
   }
-  static void silu_backward(float* dx, const float* x, const float* dy, size_t n) {
+  static void silu_backward(float* dx, const float* x, const float* dy, size_t n) noexcept {
     size_t i = 0;
     for (; i + W <= n; i += W) {
       const B v = B::load_unaligned(x + i), sg = sigmoid(v);
@@ -641,13 +641,13 @@ struct K {
     for (; i < n; ++i) ss += x[i] * x[i];
     return ss;
   }
-  static void rms_norm(float* y, const float* x, const float* gamma, size_t n, float eps) {
+  static void rms_norm(float* y, const float* x, const float* gamma, size_t n, float eps) noexcept {
     const float r = 1.f / std::sqrt(sum_squares(x, n) / static_cast<float>(n) + eps);
     size_t i = 0;
     for (; i + W <= n; i += W) (B::load_unaligned(gamma + i) * (B::load_unaligned(x + i) * B(r))).store_unaligned(y + i);
     for (; i < n; ++i) y[i] = gamma[i] * (x[i] * r);
   }
-  static void rms_norm_backward(float* dx, float* dgamma, const float* x, const float* dy, const float* gamma, size_t n, float eps) {
+  static void rms_norm_backward(float* dx, float* dgamma, const float* x, const float* dy, const float* gamma, size_t n, float eps) noexcept {
     const float r = 1.f / std::sqrt(sum_squares(x, n) / static_cast<float>(n) + eps);
     size_t i = 0;
     B vm(0.f);
@@ -880,7 +880,7 @@ struct GemmNtPacked {
     return std::min(KC, ((K + blocks - 1) / blocks + 15) / 16 * 16);
   }
   static void gemm_nt(float* C, const float* A, const float* Bm, const float* bias, size_t M, size_t N, size_t K,
-                      size_t lda, size_t ldb, size_t ldc) {
+                      size_t lda, size_t ldb, size_t ldc) noexcept {
     constexpr size_t P = MV * W;
     if (M <= W / 2) {
       Dot::gemm_nt(C, A, Bm, bias, M, N, K, lda, ldb, ldc);
@@ -923,9 +923,9 @@ struct GemmNtPacked {
   // packed (48 rows or more: no gain, so only these calls use it). The same multiply-adds in the
   // same order as gemm_nt: equal bits.
   static constexpr size_t PN = 2 * W, PR = W == 16 ? 8 : 6;
-  static size_t packed_floats(size_t N, size_t K) { return (N + PN - 1) / PN * PN * K; }
+  static size_t packed_floats(size_t N, size_t K) noexcept { return (N + PN - 1) / PN * PN * K; }
   // Bp[(p * K + k) * PN + c] = B[(p * PN + c) * ldb + k], zero columns padding the last panel
-  static void pack_nt(float* Bp, const float* Bm, size_t N, size_t K, size_t ldb) {
+  static void pack_nt(float* Bp, const float* Bm, size_t N, size_t K, size_t ldb) noexcept {
     for (size_t p = 0; p * PN < N; ++p)
       for (size_t c = 0; c < PN; ++c) {
         const size_t n = p * PN + c;
@@ -944,7 +944,7 @@ struct GemmNtPacked {
   // Columns [n0, n1) of gemm_nt(C, A, B, bias, M, N, K, lda, ldb, ldc) from Bp = pack_nt(B), for
   // W / 2 < M <= W; n0 a multiple of PN. C and bias point at column 0.
   static void gemm_nt_packed(float* C, const float* A, const float* Bp, const float* bias, size_t M, size_t n0, size_t n1,
-                             size_t K, size_t lda, size_t ldc) {
+                             size_t K, size_t lda, size_t ldc) noexcept {
     alignas(64) float buf[PR * PN];
     if (K == 0) return empty_sums(C, bias, M, n0, n1, ldc);
     const size_t kb = block_len(K), blocks = (M + PR - 1) / PR;

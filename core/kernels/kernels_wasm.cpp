@@ -103,11 +103,11 @@ int nt_chosen = -1, nt_turn = 0, nn_chosen[2] = {-1, -1}, nn_turn[2] = {0, 0};
 int nn_class(size_t N, size_t K) { return std::max(N, K) > kLongNn ? 1 : 0; }
 
 void gemm_nt(float* C, const float* A, const float* B, const float* bias, size_t M, size_t N, size_t K, size_t lda,
-             size_t ldb, size_t ldc) {
+             size_t ldb, size_t ldc) noexcept {
   dispatch(nt, nt_chosen, nt_turn, M, double(M) * N * K, [&](GemmNt f) { f(C, A, B, bias, M, N, K, lda, ldb, ldc); });
 }
 
-void gemm_nn(float* C, const float* A, const float* B, size_t M, size_t N, size_t K, size_t lda, size_t ldb, size_t ldc) {
+void gemm_nn(float* C, const float* A, const float* B, size_t M, size_t N, size_t K, size_t lda, size_t ldb, size_t ldc) noexcept {
   // rows: the smaller side of C (the attention's products: 64 query rows against S keys, or S
   // keys' weights against head-dim columns), so a few tokens' products are never timed
   const int c = nn_class(N, K);
@@ -115,7 +115,7 @@ void gemm_nn(float* C, const float* A, const float* B, size_t M, size_t N, size_
 }
 
 // gemm_tn follows gemm_nn's choice for its class: the same tile, so the same sums in the same order.
-void gemm_tn(float* C, const float* A, const float* B, size_t M, size_t N, size_t K, size_t lda, size_t ldb, size_t ldc) {
+void gemm_tn(float* C, const float* A, const float* B, size_t M, size_t N, size_t K, size_t lda, size_t ldb, size_t ldc) noexcept {
   const int c = nn_class(N, K), chosen = nn_chosen[c];
   nn[c][chosen >= 0 ? chosen : 0].tn(C, A, B, M, N, K, lda, ldb, ldc);
 }

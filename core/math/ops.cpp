@@ -342,7 +342,7 @@ Tensor relu(const Tensor& x) {
 }
 
 // y = f(x) elementwise by one of the kernels' activations (gelu, gelu_tanh, silu)
-static Tensor activation(const Tensor& x_, void (*Kernels::*f)(float*, const float*, size_t)) {
+static Tensor activation(const Tensor& x_, void (*Kernels::*f)(float*, const float*, size_t) noexcept) {
   const Tensor x = x_.contiguous();
   Tensor out = Tensor::empty(x.shape());
   const Kernels& k = kernels();

@@ -55,7 +55,7 @@ ATTN_SMALL std::string gelu_call(const Node& n, const std::vector<std::string>& 
   return "gelu(" + args[0] + (n.attrs.tanh ? ", approximate='tanh')" : ")");
 }
 // An activation's backward by its kernel: dx from x (the node's input) and dy.
-void activation_backward(const Node& n, const Tensor& g, Grads& w, void (*Kernels::*f)(float*, const float*, const float*, size_t)) {
+void activation_backward(const Node& n, const Tensor& g, Grads& w, void (*Kernels::*f)(float*, const float*, const float*, size_t) noexcept) {
   const Tensor x = w.input(n, 0).out.contiguous(), gc = g.contiguous();
   Tensor gx = Tensor::empty(x.shape());
   (kernels().*f)(gx.data(), x.data(), gc.data(), u(x.numel()));
