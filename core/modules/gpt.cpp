@@ -132,7 +132,7 @@ struct CausalSelfAttention {
   }
 
   Var scores(const Var& q, const Var& k, Context& ctx) const {
-    Var att = scale_scores(ctx, kPretrained && k.size(1) != q.size(1) ? Var(matmul_repeated(q.t, k.t, true)) : matmul_bt(ctx, q, k), spec);
+    Var att = scale_scores(ctx, head_scores(ctx, q, k), spec);
     ctx.step("att", att, {"batch", "heads", "seq_q", "seq_k"}, "att = (q @ k.transpose(-2, -1)) * (1.0 / math.sqrt(k.size(-1)))");
     return att;
   }
@@ -146,7 +146,7 @@ struct CausalSelfAttention {
       ctx.step("att_dropout", att, {"batch", "heads", "seq_q", "seq_k"}, "att = self.attn_dropout(att)");
     }
     if (weights) *weights = att;
-    Var y = kPretrained && v.size(1) != att.size(1) ? Var(matmul_repeated(att.t, v.t, false)) : weighted_sum(ctx, att, v);
+    Var y = head_values(ctx, att, v);
     ctx.step("y", y, {"batch", "heads", "seq", "d_head"}, "y = att @ v # (B, nh, T, T) x (B, nh, T, hs) -> (B, nh, T, hs)");
     y = merge_heads(ctx, y);
     ctx.step("y_merged", y, {"batch", "seq", "n_embd"},

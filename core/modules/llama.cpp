@@ -103,13 +103,12 @@ struct LlamaAttention {
   // window, causal (and windowed); else one query at position `at` against keys 0..at (windowed)
   Var attend(const Var& q, Var k, Var v, Context& ctx, int64_t at, Var* weights) const {
     const int64_t groups = spec.heads / spec.kv_heads;
-    const bool in_place = groups > 1 && repeats_in_place(ctx);  // k and v repeated by the products
-    if (groups > 1 && !in_place) {
+    if (groups > 1 && !repeats_in_place(ctx)) {  // else k and v repeated by the products
       k = repeat_kv(ctx, k, groups), v = repeat_kv(ctx, v, groups);
       ctx.step("key_repeated", k, {"batch", "heads", "seq_k", "d_head"}, "key_states = repeat_kv(key, module.num_key_value_groups)");
       ctx.step("value_repeated", v, {"batch", "heads", "seq_k", "d_head"}, "value_states = repeat_kv(value, module.num_key_value_groups)");
     }
-    Var att = scale_scores(ctx, in_place ? Var(matmul_repeated(q.t, k.t, true)) : matmul_bt(ctx, q, k), spec);
+    Var att = scale_scores(ctx, head_scores(ctx, q, k), spec);
     ctx.step("attn_scores", att, {"batch", "heads", "seq_q", "seq_k"}, "attn_weights = torch.matmul(query, key_states.transpose(2, 3)) * scaling");
     if (at < 0 && spec.window == 0) {
       att = mask_scores(ctx, att, spec, Tensor());
@@ -126,7 +125,7 @@ struct LlamaAttention {
     ctx.step("attn_weights", att, {"batch", "heads", "seq_q", "seq_k"},
              "attn_weights = nn.functional.softmax(attn_weights, dim=-1, dtype=torch.float32).to(query.dtype)");
     if (weights) *weights = att;
-    Var y = in_place ? Var(matmul_repeated(att.t, v.t, false)) : weighted_sum(ctx, att, v);
+    Var y = head_values(ctx, att, v);
     ctx.step("attn_output_heads", y, {"batch", "heads", "seq", "d_head"}, "attn_output = torch.matmul(attn_weights, value_states)");
     y = merge_heads(ctx, y);
     ctx.step("attn_output", y, {"batch", "seq", "heads*d_head"},

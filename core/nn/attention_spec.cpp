@@ -55,6 +55,16 @@ Var mask_scores(Context& ctx, const Var& scores, const AttentionSpec& spec, cons
   return masked_fill(ctx, scores, mask, spec.fill, how);
 }
 
+Var head_scores(Context& ctx, const Var& q, const Var& k) {
+  if (kPretrained && k.size(1) != q.size(1)) return matmul_repeated(q.t, k.t, true);
+  return matmul_bt(ctx, q, k);
+}
+
+Var head_values(Context& ctx, const Var& att, const Var& v) {
+  if (kPretrained && v.size(1) != att.size(1)) return matmul_repeated(att.t, v.t, false);
+  return weighted_sum(ctx, att, v);
+}
+
 Var causal_heads(Context& ctx, const Var& q, const Var& k, const Var& v, const AttentionSpec& spec) {
   ScoreRule rule;
   rule.scale = spec.scale, rule.divide = spec.divide, rule.causal = true, rule.fill = spec.fill;

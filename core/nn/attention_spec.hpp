@@ -70,6 +70,11 @@ inline bool fuses_causal(const Context& ctx, const AttentionSpec& spec, const Va
 // matmul_repeated (ops.hpp): the same bits without repeat_kv's copies (a decode step's whole cache,
 // every layer, every step: 277 MB at SmolLM-135M's position 2000).
 inline bool repeats_in_place(const Context& ctx) { return kPretrained && !ctx.recording() && !(kInterp && ctx.interventions); }
+// q·kᵀ of every head (B,H,T,S) and att·v (B,H,T,D), as matmul_bt and weighted_sum; where k and v
+// hold fewer heads than q (kept in place: repeats_in_place), each kv head serves H / Hk query heads
+// through matmul_repeated. GPT's and Llama's grouped-query attention both read them.
+Var head_scores(Context& ctx, const Var& q, const Var& k);
+Var head_values(Context& ctx, const Var& att, const Var& v);
 // q (B,H,T,D), k and v (B,Hk,T,D) -> (B,T,H*D), the heads merged: the numbers of scale_scores,
 // mask_scores, softmax, the product with v and merge_heads, to the bit (ops.hpp, attention_heads),
 // without the (B,H,T,T) tensors. Nothing recorded (ctx records nothing where fuses_causal holds).

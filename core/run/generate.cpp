@@ -143,8 +143,10 @@ GeneratedToken Generation::next(bool full) {
   if (trace_) tok.steps = ctx.steps();
   const int64_t B = logits.size(0), T = logits.size(1), V = logits.size(2);
   tok.logits = logits.t.slice(1, T - 1, T).contiguous().view({B, V}).clone();  // logits[:, -1, :]
-  const float* lp = tok.logits.data();  // out of the loop: in the threaded WASM build (JavaScript
-  for (int64_t i = 0, n = tok.logits.numel(); i < n; ++i)  // exceptions) each call was a trip through JS
+  // data() and numel() out of the loop: in the threaded WASM build (JavaScript exceptions) each call
+  // was a trip through JS
+  const float* lp = tok.logits.data();
+  for (int64_t i = 0, n = tok.logits.numel(); i < n; ++i)
     if (std::isnan(lp[i]))
       fail_at("inputs", "the logits of token ", tok.position, " hold NaN: the weights or inputs overflow float32");
   sample(tok);
