@@ -20,12 +20,12 @@
 //             "Open a model" does (web/model/loader.js), and onnxruntime-web's wasm backend on the
 //             same two graphs (numThreads)
 // Every logits vector and greedy id is checked against PyTorch's. Writes build/bench/pretrained.json
-// and docs/bench/pretrained/<cpu-slug>.md, and prints the table.
+// and docs/bench/pretrained/<cpu-slug>-family-<f>-model-<m>.md, and prints the table.
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { launch } from '../browser/harness.mjs';
-import { cpuSlug, machineLine } from './report.mjs';
+import { cpuFileSlug, machineLine } from './report.mjs';
 import { serveBench } from './server.mjs';
 
 const ENGINES = ['chromium', 'firefox'];
@@ -109,7 +109,7 @@ export async function pretrainedRuns({ results, root, out, quick, log, runJson, 
   writeFileSync(`${out}/pretrained.json`, `${JSON.stringify(results, null, 1)}\n`);
   const md = pretrainedTable(results);
   mkdirSync(`${root}docs/bench/pretrained`, { recursive: true });
-  const file = `docs/bench/pretrained/${cpuSlug(results.machine.cpu)}.md`;
+  const file = `docs/bench/pretrained/${cpuFileSlug(results.machine)}.md`;
   writeFileSync(`${root}${file}`, `${md}\n`);
   console.log(md);
   log(`wrote build/bench/pretrained.json and ${file}`);

@@ -25,12 +25,12 @@
 // 1 thread and on N (default: the cores, at most 8) for the core and every CPU peer, natively
 // (ATTENTION_THREADS, PyTorch's and OpenBLAS's threads, onnxruntime-node's intra-op threads) and in
 // a cross-origin-isolated Chromium page (the core's threaded build, onnxruntime-web's numThreads,
-// tfjs-wasm's setThreadsCount), written to docs/bench/threads/<cpu-slug>.md.
+// tfjs-wasm's setThreadsCount), written to docs/bench/threads/<cpu-slug>-family-<f>-model-<m>.md.
 // --pretrained: the 124M-checkpoint table only (tests/bench/pretrained.mjs): GPT-2 small's shape with
 // random weights, prefill of 128 tokens and one decode step at 128 on the KV cache, load time and peak
 // memory, the core against PyTorch and onnxruntime-node natively and onnxruntime-web in Chromium and
 // Firefox, on torch.onnx.export's graphs of the same weights, on 1 thread and on the cores (at most
-// 8; the N-thread pages cross-origin isolated); docs/bench/pretrained/<cpu-slug>.md.
+// 8; the N-thread pages cross-origin isolated); docs/bench/pretrained/<cpu-slug>-family-<f>-model-<m>.md.
 // --no-core-build: no scripts/build.sh and no cmake configure: the bench targets are built in
 // build/native and build/wasm as they stand (a machine where someone else owns those builds).
 // Measured ceilings (peak.hpp): the native bench times AVX2 / AVX-512 FMA microkernels before and

@@ -10,10 +10,10 @@
 // torch_bench.py --train) and one GPT decode step at T = 256 with and without the KV cache
 // (attention-generate-bench against torch_bench.py --generate), at 1 and N threads.
 // Every output is checked against PyTorch's, as in the main tables. Writes build/bench/threads.json
-// and docs/bench/threads/<cpu-slug>.md (this CPU model's latest run), and prints the tables.
+// and docs/bench/threads/<cpu-slug>-family-<f>-model-<m>.md (this CPU model's latest run), and prints the tables.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
-import { cpuSlug, machineLine } from './report.mjs';
+import { cpuFileSlug, machineLine } from './report.mjs';
 
 const TS = [16, 128, 512, 2048, 4096];
 const shape = (T) => ({ B: 1, T, C: 768, H: 12 });
@@ -87,7 +87,7 @@ export async function threadsRuns({ results, root, out, quick, log, runJson, ben
   const markdown = threadsTable(results);
   writeFileSync(`${out}/threads.json`, `${JSON.stringify(results, null, 1)}\n`);
   mkdirSync(`${root}docs/bench/threads`, { recursive: true });
-  const file = `docs/bench/threads/${cpuSlug(results.machine.cpu)}.md`;
+  const file = `docs/bench/threads/${cpuFileSlug(results.machine)}.md`;
   writeFileSync(`${root}${file}`, `${markdown}\n`);
   console.log(markdown);
   log(`wrote build/bench/threads.json and ${file} in ${results.seconds.toFixed(0)} s`);
