@@ -74,6 +74,9 @@ export async function threadsRuns({ results, root, out, quick, log, runJson, ben
             : await page.evaluate(([b, s, p]) => window.bench.run(b, s, p), [backend, shape(T), protocol]);
           record(backend, n, { ...shape(T), ...r });
         }
+      // the GEMM register tiles the core's timing picked in this page (kernels_wasm.cpp), and their rates then
+      info.browser[n].coreTiles = await page.evaluate(() => window.bench.detail());
+      log(`core tiles, ${n} thread(s): ${info.browser[n].coreTiles}`);
       info.browser[n].pageErrors = pageErrors;
     } finally {
       await close();
@@ -105,7 +108,8 @@ export function threadsTable(results) {
     `${machineLine(m)}; ${results.date.slice(0, 10)}; load average ${m.loadavg_before[0].toFixed(2)} before, ` +
     `${m.loadavg_after[0].toFixed(2)} after; core ${results.core?.git_head ?? '?'}. Seed 000's MultiHeadAttention forward, 1 × T × 768, 12 heads, median ms. ` +
     `Browser: ${browser[1]?.userAgent?.match(/(Headless)?Chrome\/[\d.]+/)?.[0] ?? 'Chromium'}, cross-origin isolated: ${browser[N]?.crossOriginIsolated ? 'yes' : 'no'} ` +
-    `(core kernels ${browser[N]?.coreKernels ?? '?'}). Written by tests/bench/threads.mjs.`, '',
+    `(core kernels ${browser[N]?.coreKernels ?? '?'}). Written by tests/bench/threads.mjs.` +
+    [1, N].map((n) => (browser[n]?.coreTiles ? ` The core's WASM tiles as timed in the ${n}-thread page: ${browser[n].coreTiles}.` : '')).join(''), '',
     `| T | ${[...NATIVE, ...BROWSER].map((b) => `${NAMES[b]}: 1 / ${N} threads (speed-up)`).join(' | ')} |`,
     `|---:|${[...NATIVE, ...BROWSER].map(() => '---:').join('|')}|`];
   for (const T of TS)
