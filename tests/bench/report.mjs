@@ -31,7 +31,7 @@ export const cpuTag = (m) => `${m.cpu ?? 'unknown CPU'} (${['avx2', 'fma', 'avx5
 export const cpuSlug = (cpu) => String(cpu ?? 'unknown-cpu').replace(/\((R|TM|C)\)/gi, '').toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '') || 'unknown-cpu';
 // The file of the threads and 124M tables (docs/bench/threads/, docs/bench/pretrained/): one per CPU
 // model, the name and, where known, its family and model (a KVM guest names Zen 4 and Zen 5 both "AMD EPYC").
-export const cpuFileSlug = (m) => cpuSlug(m.cpu) + (Number.isFinite(m.family) && Number.isFinite(m.model) ? `-family-${m.family}-model-${m.model}` : '');
+export const cpuFileSlug = (m) => cpuSlug(`${m.cpu ?? 'unknown-cpu'}${cpuIdOf(m)}`);
 const PEAK_NAMES = { 'avx2-fma': 'AVX2 FMA (256-bit)', 'avx512-fma': 'AVX-512 FMA (512-bit)', 'wasm-simd128-mul-add': 'SIMD128 f32x4 mul+add',
   'wasm-relaxed-madd': 'relaxed SIMD f32x4.relaxed_madd' };
 // The ceiling a column is divided by: the best measured kind of the engine (native: AVX-512 or AVX2, whichever ran faster).
