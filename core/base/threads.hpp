@@ -4,10 +4,12 @@
 // never the order of a sum: each item is computed by the same code in the same order whatever the
 // thread count, so every number is the same to the bit at any count (tests/native/test_threads.cpp
 // runs every fixture at 1, 2 and 3 threads). threads(): the environment's ATTENTION_THREADS (1 to
-// 64), else the cores (at most 8). WebAssembly has no pthreads build yet: there it is 1 and
-// parallel_for is a plain call.
+// 64), else the cores (at most 8). In WebAssembly's single-thread builds it is 1 and parallel_for is
+// a plain call.
 #pragma once
+#include <algorithm>
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 
 namespace attn {
@@ -46,5 +48,23 @@ void parallel_for(size_t n, size_t grain, F&& f, double work = kMinSplitWork) {
   parallel_for_chunks(n, grain, std::function<void(size_t, size_t)>(f));
 }
 #endif
+
+// Elementwise and row-wise loops across the threads, each element or row by the same code as in one
+// call: chunks of elements start at multiples of kElementGrain (a multiple of every vector width, so
+// an element is in a kernel's vector loop or its tail exactly as in one call over all), rows are
+// independent. The same bits at any thread count; loops of less work than kMinSplitWork stay on
+// the calling thread. `cost`: a rough count of multiply-adds per element.
+constexpr size_t kElementGrain = 4096;
+template <class F>
+void split_elements(int64_t n, double cost, F&& f) {  // f(first, count)
+  parallel_for(static_cast<size_t>(n), kElementGrain, [&](size_t i0, size_t i1) { f(i0, i1 - i0); }, double(n) * cost);
+}
+template <class F>
+void split_rows(int64_t rows, int64_t n, double cost, F&& f) {  // f(row), rows of n elements
+  const size_t grain = std::max<size_t>(1, kElementGrain / static_cast<size_t>(std::max<int64_t>(n, 1)));
+  parallel_for(static_cast<size_t>(rows), grain, [&](size_t r0, size_t r1) {
+    for (size_t r = r0; r < r1; ++r) f(r);
+  }, double(rows) * double(n) * cost);
+}
 
 }  // namespace attn

@@ -15,26 +15,6 @@
 
 namespace attn {
 
-namespace {
-// Elementwise and row-wise loops across the threads (base/threads.hpp), each element or row by the
-// same code as in one call: chunks of elements start at multiples of kElementGrain (a multiple of
-// every vector width, so an element is in a kernel's vector loop or its tail exactly as in one call
-// over all), rows are independent. The same bits at any thread count; loops of less work than
-// kMinSplitWork stay on the calling thread. `cost`: a rough count of multiply-adds per element.
-constexpr size_t kElementGrain = 4096;
-template <class F>
-void split_elements(int64_t n, double cost, F&& f) {
-  parallel_for(static_cast<size_t>(n), kElementGrain, [&](size_t i0, size_t i1) { f(i0, i1 - i0); }, double(n) * cost);
-}
-template <class F>
-void split_rows(int64_t rows, int64_t n, double cost, F&& f) {
-  const size_t grain = std::max<size_t>(1, kElementGrain / static_cast<size_t>(std::max<int64_t>(n, 1)));
-  parallel_for(static_cast<size_t>(rows), grain, [&](size_t r0, size_t r1) {
-    for (size_t r = r0; r < r1; ++r) f(r);
-  }, double(rows) * double(n) * cost);
-}
-}  // namespace
-
 Tensor linear(const Tensor& x_, const Tensor& weight, const Tensor& bias) {
   const int64_t IC = weight.size(1), OC = weight.size(0);
   if (x_.size(-1) != IC)
@@ -241,13 +221,18 @@ Tensor attention_heads(const Tensor& q_, const Tensor& k_, const Tensor& v_, int
 }
 
 Tensor softmax(const Tensor& x) {
-  Tensor out = x.clone();
   const int64_t n = x.dim() ? x.size(-1) : 1;
-  if (n == 0) return out;
+  if (n == 0) return x.clone();
+  const Tensor xc = x.contiguous();
+  Tensor out = Tensor::empty(x.shape());
   float* p = out.data();
+  const float* xp = xc.data();
   const int64_t rows = out.numel() / n;
   const Kernels& k = kernels();
-  split_rows(rows, n, 8, [&](size_t r) { k.softmax(p + r * n, static_cast<size_t>(n)); });
+  split_rows(rows, n, 8, [&](size_t r) {  // each row copied and normalised on the thread that has it
+    std::memcpy(p + r * n, xp + r * n, static_cast<size_t>(n) * sizeof(float));
+    k.softmax(p + r * n, static_cast<size_t>(n));
+  });
   return out;
 }
 
@@ -320,10 +305,13 @@ Tensor mul_scalar(const Tensor& x, float s) {
 
 Tensor div_scalar(const Tensor& x, float s) {
   // PyTorch divides element by element; a / s and a * (1/s) differ in the last bit, so divide.
-  Tensor out = x.clone();
+  const Tensor xc = x.contiguous();
+  Tensor out = Tensor::empty(x.shape());
   float* p = out.data();
-  const int64_t n = out.numel();
-  for (int64_t i = 0; i < n; ++i) p[i] /= s;
+  const float* xp = xc.data();
+  split_elements(out.numel(), 1, [&](size_t i0, size_t count) {
+    for (size_t i = i0; i < i0 + count; ++i) p[i] = xp[i] / s;
+  });
   return out;
 }
 

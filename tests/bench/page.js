@@ -164,12 +164,13 @@ async function tfjsRun(backend, B, T, C, H, protocol) {
   for (const name of ['W_Q', 'W_K', 'W_V', 'W_O'])
     W[name] = { w: tf.tidy(() => tf.transpose(tf.tensor2d(params[`${name}.weight`], [C, C]))), b: tf.tensor1d(params[`${name}.bias`]) };
   try {
-    return await timed(async () => {
+    const r = await timed(async () => {
       const y = tf.tidy(() => tfjsForward(tf.tensor3d(x, [B, T, C]), W, B, T, C, H));
       const data = await y.data();
       y.dispose();
       return data;
     }, protocol);
+    return backend === 'wasm' ? { ...r, ran_threads: tf.wasm.getThreadsCount() } : r;
   } finally {
     for (const { w, b } of Object.values(W)) { w.dispose(); b.dispose(); }
   }
@@ -422,7 +423,13 @@ window.bench = {
       ort.env.wasm.proxy = false;
     }
     tf.wasm.setWasmPaths('/node_modules/@tensorflow/tfjs-backend-wasm/dist/');
-    tf.wasm.setThreadsCount?.(THREADS);
+    // tfjs-backend-wasm 4.22 caps its pool at navigator.hardwareConcurrency / 2, whatever
+    // setThreadsCount asks (backend.cc's init_with_threads_count assumes two hardware threads per
+    // core): on a 2-core machine that is 1. Its wasm module starts at the first setBackend('wasm'),
+    // after this, so it sees a count that lets it take the threads the other engines are given.
+    if (THREADS > 1 && navigator.hardwareConcurrency < 2 * THREADS)
+      Object.defineProperty(navigator, 'hardwareConcurrency', { get: () => 2 * THREADS, configurable: true });
+    tf.wasm.setThreadsCount(THREADS);
     let adapter = null;
     try {
       const a = await navigator.gpu?.requestAdapter();

@@ -42,7 +42,8 @@ export async function threadsRuns({ results, root, out, quick, log, runJson, ben
     log(`PyTorch 1.13 CPU, ${n} thread(s)${n === 1 ? ' (and the ONNX export)' : ''}`);
     const torch = runJson('/usr/bin/python3', ['tests/bench/torch_bench.py', '--shapes', shapeArg, ...(n === 1 ? ['--onnx'] : []),
       '--train', TRAIN_CASES.join(), '--generate', '--out', out, ...protoArgs], { BENCH_THREADS: String(n) });
-    info.torch[n] = { version: torch.torch, threads: torch.threads, blas: torch.blas, openblas_num_threads: torch.openblas_num_threads };
+    info.torch[n] = { version: torch.torch, threads: torch.threads, blas: torch.blas, openblas_num_threads: torch.openblas_num_threads,
+      omp_wait_policy: torch.omp_wait_policy ?? null };
     torch.results.forEach((r) => record('torch-cpu', n, r));
     torch.train.forEach((r) => steps.push({ backend: 'torch-cpu', threads: n, kind: 'train', ...r }));
     torch.generate.runs.forEach((r) => steps.push({ backend: 'torch-cpu', threads: n, kind: 'decode', ...r }));
@@ -72,7 +73,8 @@ export async function threadsRuns({ results, root, out, quick, log, runJson, ben
           const r = backend === 'tfjs-wasm' && T > TFJS_MAX_T
             ? { skipped: `not run beyond T = ${TFJS_MAX_T} (seconds per call)` }
             : await page.evaluate(([b, s, p]) => window.bench.run(b, s, p), [backend, shape(T), protocol]);
-          record(backend, n, { ...shape(T), ...r });
+          // an engine that says how many threads it ran (tfjs-wasm) is kept only at the column's count
+          record(backend, n, { ...shape(T), ...(r.ran_threads != null && r.ran_threads !== n ? { error: `ran on ${r.ran_threads} thread(s), not ${n}` } : r) });
         }
       // the GEMM register tiles the core's timing picked in this page (kernels_wasm.cpp), and their rates then
       info.browser[n].coreTiles = await page.evaluate(() => window.bench.detail());
@@ -108,7 +110,8 @@ export function threadsTable(results) {
     `${machineLine(m)}; ${results.date.slice(0, 10)}; load average ${m.loadavg_before[0].toFixed(2)} before, ` +
     `${m.loadavg_after[0].toFixed(2)} after; core ${results.core?.git_head ?? '?'}. Seed 000's MultiHeadAttention forward, 1 × T × 768, 12 heads, median ms. ` +
     `Browser: ${browser[1]?.userAgent?.match(/(Headless)?Chrome\/[\d.]+/)?.[0] ?? 'Chromium'}, cross-origin isolated: ${browser[N]?.crossOriginIsolated ? 'yes' : 'no'} ` +
-    `(core kernels ${browser[N]?.coreKernels ?? '?'}). Written by tests/bench/threads.mjs.` +
+    `(core kernels ${browser[N]?.coreKernels ?? '?'}). PyTorch on ${N} threads: OMP_WAIT_POLICY=${results.threads.torch?.[N]?.omp_wait_policy ?? 'unset'}` +
+    ` (torch_bench.py). tfjs-wasm's thread count is the one it reports running (its pool is capped at navigator.hardwareConcurrency / 2; page.js). Written by tests/bench/threads.mjs.` +
     [1, N].map((n) => (browser[n]?.coreTiles ? ` The core's WASM tiles as timed in the ${n}-thread page: ${browser[n].coreTiles}.` : '')).join(''), '',
     `| T | ${[...NATIVE, ...BROWSER].map((b) => `${NAMES[b]}: 1 / ${N} threads (speed-up)`).join(' | ')} |`,
     `|---:|${[...NATIVE, ...BROWSER].map(() => '---:').join('|')}|`];

@@ -3,8 +3,8 @@
 // interpretability: result_to_json's whole text, or the error) is the same to the bit at 1, 2 and
 // 3 threads, and so are forwards big enough that linear() splits its rows (more than two chunks of
 // 64) and the fused attention its (batch, head) pairs, with and without their weights, and a
-// training step's gradients on them; so are the elementwise activations and the row-wise norms and
-// softmax, split in chunks, on sizes with a vector tail. ATTENTION_THREADS is read strictly.
+// training step's gradients and two AdamW steps on them; so are the elementwise activations, a
+// division, and the row-wise norms and softmax, split in chunks, on sizes with a vector tail. ATTENTION_THREADS is read strictly.
 #include <cstdlib>
 #include <cstring>
 #include <functional>
@@ -67,6 +67,11 @@ TEST_CASE("forwards that split their rows and heads across threads give the same
   std::string grads = gpt;
   grads.insert(grads.size() - 1, R"(, "loss": {"fn": "sum"}, "grads": true)");
   same_at_every_count(grads, "GPT gradients", true);
+  // two AdamW steps on it: the attention's backward splits its (batch, head) products, the
+  // optimizer each weight of 9,216 or more elements (chunks of 4096)
+  std::string trained = gpt;
+  trained.insert(trained.size() - 1, R"(, "loss": {"fn": "sum"}, "optimize": {"optimizer": "AdamW", "lr": 0.01, "steps": 2}, "return_params": true)");
+  same_at_every_count(trained, "GPT, two AdamW steps", true);
   // GPT 256 wide on 1 x 16 tokens: too few rows to split, its Linears split their output columns
   // (768, 256, 1024 and 256 of them: 4 to 16 chunks of 64; at least 2^20 multiply-adds each, above
   // the split floor of base/threads.hpp), traced and with gradients
@@ -89,7 +94,7 @@ TEST_CASE("forwards that split their rows and heads across threads give the same
   same_at_every_count(traced, "MultiHeadAttention 3 x 130 x 77, traced", true);
 }
 
-TEST_CASE("activations, norms and softmax split across threads give the same bytes at 1, 2 and 3 threads", "[threads]") {
+TEST_CASE("activations, a division, norms and softmax split across threads give the same bytes at 1, 2 and 3 threads", "[threads]") {
   // 333 rows of 1031 (odd: every row and the whole end in a vector tail): each op's work above the
   // floor of base/threads.hpp, so it splits its elements (chunks of 4096) or its rows
   const attn::Shape shape{333, 1031};
@@ -102,7 +107,8 @@ TEST_CASE("activations, norms and softmax split across threads give the same byt
       {"silu", [&] { return attn::silu(x); }},
       {"layer_norm", [&] { return attn::layer_norm(x, g, b, 1e-5f); }},
       {"rms_norm", [&] { return attn::rms_norm(x, g, 1e-6f); }},
-      {"softmax", [&] { return attn::softmax(x); }}};
+      {"softmax", [&] { return attn::softmax(x); }},
+      {"div_scalar", [&] { return attn::div_scalar(x, 3.f); }}};
   const int before = attn::threads();
   for (const auto& [name, op] : ops) {
     attn::set_threads(1);

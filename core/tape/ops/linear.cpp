@@ -72,36 +72,51 @@ void matmul_backward(const Node& n, const Tensor& g, Grads& w) {
   const bool shared = b.dim() == 2 && a.dim() > 2;  // one b for every batch: its gradient sums them
   const int64_t bstride = shared ? 0 : K * N;
   const Kernels& k = kernels();
+  // The batch's products (the heads' in attention) are independent: they split across the threads,
+  // each by the same calls as on one. A b shared by the batch sums its products in batch order,
+  // on one thread.
+  const double work = double(nb) * double(M) * double(K) * double(N);
   if (w.needs(n, 0)) {
     Tensor ga = Tensor::empty(a.shape());
     // g b^T with a short inner dimension N (a head's width: d(weights) = d(context) V^T) runs as
     // gemm_nn on a packed b^T: gemm_nt's horizontal sums cost more than the copy below 256.
     const bool pack = !bt && N < 256;
-    Tensor b_t = pack ? Tensor::empty({N, K}) : Tensor();
-    for (int64_t i = 0; i < nb; ++i) {
-      const float* gi = g.data() + i * M * N;
-      const float* bi = b.data() + i * bstride;
-      if (bt) {
-        k.gemm_nn(ga.data() + i * M * K, gi, bi, u(M), u(K), u(N), u(N), u(K), u(K));  // g b
-      } else if (pack) {
-        if (i == 0 || bstride) transpose_into(b_t.data(), bi, K, N);
-        k.gemm_nn(ga.data() + i * M * K, gi, b_t.data(), u(M), u(K), u(N), u(N), u(K), u(K));  // g (b^T)
-      } else {
-        k.gemm_nt(ga.data() + i * M * K, gi, bi, nullptr, u(M), u(K), u(N), u(N), u(N), u(K));  // g b^T
+    parallel_for(u(nb), 1, [&](size_t i0, size_t i1) {
+      Tensor b_t = pack ? Tensor::empty({N, K}) : Tensor();
+      for (size_t i = i0; i < i1; ++i) {
+        const float* gi = g.data() + i * u(M * N);
+        const float* bi = b.data() + i * u(bstride);
+        float* gai = ga.data() + i * u(M * K);
+        if (bt) {
+          k.gemm_nn(gai, gi, bi, u(M), u(K), u(N), u(N), u(K), u(K));  // g b
+        } else if (pack) {
+          if (i == i0 || bstride) transpose_into(b_t.data(), bi, K, N);
+          k.gemm_nn(gai, gi, b_t.data(), u(M), u(K), u(N), u(N), u(K), u(K));  // g (b^T)
+        } else {
+          k.gemm_nt(gai, gi, bi, nullptr, u(M), u(K), u(N), u(N), u(N), u(K));  // g b^T
+        }
       }
-    }
+    }, work);
     w.give(n, 0, ga, true);
   }
   if (w.needs(n, 1)) {
     Tensor gb = Tensor::zeros(b.shape());
-    Tensor part = Tensor::empty(bt ? Shape{N, K} : Shape{K, N});
-    for (int64_t i = 0; i < nb; ++i) {
-      const float* ai = a.data() + i * M * K;
-      const float* gi = g.data() + i * M * N;
-      float* out = shared ? part.data() : gb.data() + i * K * N;
+    const auto grad_b = [&](float* out, size_t i) {
+      const float* ai = a.data() + i * u(M * K);
+      const float* gi = g.data() + i * u(M * N);
       if (bt) k.gemm_tn(out, gi, ai, u(N), u(K), u(M), u(N), u(K), u(K));  // d(b) = g^T a: (N x M)(M x K)
       else k.gemm_tn(out, ai, gi, u(K), u(N), u(M), u(K), u(N), u(N));     // d(b) = a^T g: (K x M)(M x N)
-      if (shared) k.add(gb.data(), gb.data(), part.data(), u(K * N));
+    };
+    if (shared) {
+      Tensor part = Tensor::empty(bt ? Shape{N, K} : Shape{K, N});
+      for (int64_t i = 0; i < nb; ++i) {
+        grad_b(part.data(), u(i));
+        k.add(gb.data(), gb.data(), part.data(), u(K * N));
+      }
+    } else {
+      parallel_for(u(nb), 1, [&](size_t i0, size_t i1) {
+        for (size_t i = i0; i < i1; ++i) grad_b(gb.data() + i * u(K * N), i);
+      }, work);
     }
     w.give(n, 1, gb, true);
   }

@@ -1,6 +1,7 @@
 // softmax over a dim (the attention weights), and amax, seed 003's first pass of its softmax
 // written out (x - amax, exp, / sum). Rows go through kernels() (softmax, softmax_backward).
 #include "base/error.hpp"
+#include "base/threads.hpp"
 #include "kernels/kernels.hpp"
 #include "math/ops.hpp"
 #include "tape/graph.hpp"
@@ -33,7 +34,7 @@ void softmax_backward(const Node& n, const Tensor& g, Grads& w) {
   const Kernels& k = kernels();
   float* gxp = gx.data();
   const float *yp = y.data(), *gyp = gy.data();
-  for (int64_t r = 0; r < rows; ++r) k.softmax_backward(gxp + r * S, yp + r * S, gyp + r * S, u(S));
+  split_rows(rows, S, 4, [&](size_t r) { k.softmax_backward(gxp + r * S, yp + r * S, gyp + r * S, u(S)); });
   w.give(n, 0, last ? gx : gx.transpose(d, nd - 1), last);
 }
 
