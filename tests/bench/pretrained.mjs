@@ -140,7 +140,7 @@ export function pretrainedTable(results) {
     `${m.loadavg_after[0].toFixed(2)} after; core ${results.core?.git_head ?? '?'}; ${[agent('chromium:core-wasm'), agent('firefox:core-wasm')].filter(Boolean).join(', ')}. ` +
     `GPT-2 small's shape (${p.folder.parameters.toLocaleString('en')} parameters, model.safetensors ${(f32 / 1e6).toFixed(1)} MB float32), random weights written by PyTorch; ` +
     `every engine on ${counts.join(' and on ')} thread${N > 1 ? 's' : ''}` +
-    (N > 1 ? ` (the core: ATTENTION_THREADS, in the page its threaded build; PyTorch: torch.set_num_threads and OpenBLAS's threads; onnxruntime: intra-op threads, ` +
+    (N > 1 ? ` (the core: ATTENTION_THREADS, in the page its threaded build; PyTorch: torch.set_num_threads and OpenBLAS's threads, OMP_WAIT_POLICY=${info('torch-cpu', N)?.omp_wait_policy ?? 'unset'}; onnxruntime: intra-op threads, ` +
       `onnxruntime-web's numThreads; the ${N}-thread pages cross-origin isolated: ${isolated.length ? isolated.map((e) => e[0].toUpperCase() + e.slice(1)).join(', ') : 'no'})` : '') + '. ' +
     'Prefill: 128 ids into an empty KV cache, the last position\'s logits; decode: one step at position 128 on that cache ' +
     '(onnxruntime: torch.onnx.export\'s graph with past_key_values inputs, so a cached step too). Load: the folder read into a ready model ' +

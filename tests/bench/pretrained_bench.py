@@ -173,6 +173,7 @@ def time_folder(folder, proto):
             got, want, gid, wid = checks[case]
             runs.append({'case': case, 'id': gid, 'id_ref': wid, 'max_abs_diff_vs_ref': float((got - want).abs().max()), **timed(fn, *proto)})
     return {'torch': torch.__version__, 'threads': torch.get_num_threads(), 'blas': blas_library(), 'load_ms': load_ms,
+            'omp_wait_policy': os.environ.get('OMP_WAIT_POLICY'),
             'peak_rss_bytes': resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024, 'results': runs}
 
 

@@ -1,7 +1,7 @@
 // `npm run bench -- --threads [N]` (run.mjs): seed 000's MultiHeadAttention forward (1 x T x 768,
 // 12 heads) on 1 thread and on N, the core beside every CPU peer at the same count, same run:
 //   native   core (attention-bench, ATTENTION_THREADS), PyTorch + OpenBLAS (torch_bench.py,
-//            BENCH_THREADS: torch.set_num_threads and OpenBLAS's threads), onnxruntime-node
+//            BENCH_THREADS: torch.set_num_threads and OpenBLAS's threads, OMP_WAIT_POLICY=PASSIVE), onnxruntime-node
 //            (ort_node_bench.mjs, BENCH_THREADS intra-op threads)
 //   browser  a cross-origin-isolated Chromium page (page.html?threads=N): the core's threaded bench
 //            build (its pool of Web Workers), onnxruntime-web wasm (numThreads), tfjs-wasm
