@@ -693,9 +693,26 @@ void add_strided(const Tensor& dst, const Tensor& src_) {
   const Tensor src = src_.contiguous();
   const Shape& shape = dst.shape();
   const int64_t nd = dst.dim(), n = dst.numel();
-  std::vector<int64_t> idx(static_cast<size_t>(nd), 0);
   float* base = dst.base();
   const float* s = src.data();
+  const Shape& st = dst.strides();
+  if (nd > 0 && shape[static_cast<size_t>(nd - 1)] > 0 && st[static_cast<size_t>(nd - 1)] == 1) {
+    // Each row of the last dim lies packed in dst (a slice along any dim, as chunk's backward
+    // writes q, k and v's gradients into c_attn's): row by row through the kernel, the rows across
+    // the threads; each element gets the one addition it gets below.
+    const int64_t cols = shape[static_cast<size_t>(nd - 1)], rows = n / cols;
+    const Kernels& k = kernels();
+    split_rows(rows, cols, 1, [&](size_t r) {
+      int64_t off = 0, rest = static_cast<int64_t>(r);
+      for (int64_t d = nd - 2; d >= 0; --d) {
+        off += (rest % shape[static_cast<size_t>(d)]) * st[static_cast<size_t>(d)];
+        rest /= shape[static_cast<size_t>(d)];
+      }
+      k.add(base + off, base + off, s + static_cast<int64_t>(r) * cols, static_cast<size_t>(cols));
+    });
+    return;
+  }
+  std::vector<int64_t> idx(static_cast<size_t>(nd), 0);
   int64_t off = 0;
   for (int64_t i = 0; i < n; ++i) {
     base[off] += s[i];

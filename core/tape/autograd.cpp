@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "base/error.hpp"
+#include "base/threads.hpp"
 #include "kernels/kernels.hpp"
 #include "tape/op.hpp"
 
@@ -24,7 +25,10 @@ void Grads::give(const Node& n, size_t i, Tensor g, bool fresh) {
     return;
   }
   const Tensor gc = g.contiguous();
-  kernels().add(acc.data(), acc.data(), gc.data(), u(acc.numel()));
+  const Kernels& k = kernels();
+  float* ap = acc.data();
+  const float* gp = gc.data();
+  split_elements(acc.numel(), 1, [&](size_t i, size_t len) { k.add(ap + i, ap + i, gp + i, len); });
 }
 
 std::vector<Tensor> backward(const std::vector<Node>& nodes, int32_t loss) {

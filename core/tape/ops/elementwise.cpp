@@ -3,6 +3,7 @@
 // dropout (its drawn mask kept on the node) and masked_fill (its mask kept on the node). Their
 // loops are math/ops.cpp's.
 #include "base/error.hpp"
+#include "base/threads.hpp"
 #include "kernels/kernels.hpp"
 #include "math/ops.hpp"
 #include "tape/graph.hpp"
@@ -11,8 +12,6 @@
 namespace attn {
 
 namespace {
-
-size_t u(int64_t v) { return static_cast<size_t>(v); }
 
 Tensor add_forward(const Node&, const std::vector<Tensor>& in) { return add_broadcast(in[0], in[1]); }
 void add_backward(const Node& n, const Tensor& g, Grads& w) {
@@ -58,7 +57,10 @@ ATTN_SMALL std::string gelu_call(const Node& n, const std::vector<std::string>& 
 void activation_backward(const Node& n, const Tensor& g, Grads& w, void (*Kernels::*f)(float*, const float*, const float*, size_t) noexcept) {
   const Tensor x = w.input(n, 0).out.contiguous(), gc = g.contiguous();
   Tensor gx = Tensor::empty(x.shape());
-  (kernels().*f)(gx.data(), x.data(), gc.data(), u(x.numel()));
+  const Kernels& k = kernels();
+  float* gxp = gx.data();
+  const float *xp = x.data(), *gp = gc.data();
+  split_elements(x.numel(), 16, [&](size_t i, size_t len) { (k.*f)(gxp + i, xp + i, gp + i, len); });  // as the forward
   w.give(n, 0, gx, true);
 }
 
