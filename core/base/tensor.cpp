@@ -262,28 +262,12 @@ Tensor Tensor::clone() const {
   // Row by row in row-major order, copying the innermost dimension as a run (a memcpy when it is
   // packed: the element loop with a run-time stride was 11 % of seed 000's MHA training step).
   const int64_t inner = nd ? shape_[nd - 1] : 1, inner_stride = nd ? strides_[nd - 1] : 1;
-  if (inner == 0) return out;
-  const int64_t rows = n / inner;
-  const size_t grain = std::max<size_t>(1, kElementGrain / static_cast<size_t>(inner));
-  parallel_for(static_cast<size_t>(rows), grain, [&](size_t r0, size_t r1) {
-    std::vector<int64_t> idx(static_cast<size_t>(nd), 0);  // the chunk's first row's index, then stepped
-    for (int64_t i = nd - 2, rest = static_cast<int64_t>(r0); i >= 0; --i) {
-      idx[i] = rest % shape_[i];
-      rest /= shape_[i];
-    }
-    float* row = dst + static_cast<int64_t>(r0) * inner;
-    for (size_t r = r0; r < r1; ++r, row += inner) {
-      int64_t off = 0;
-      for (int64_t i = 0; i + 1 < nd; ++i) off += idx[i] * strides_[i];
-      if (inner_stride == 1) std::memcpy(row, src + off, static_cast<size_t>(inner) * sizeof(float));
-      else
-        for (int64_t j = 0; j < inner; ++j) row[j] = src[off + j * inner_stride];
-      for (int64_t i = nd - 2; i >= 0; --i) {
-        if (++idx[i] < shape_[i]) break;
-        idx[i] = 0;
-      }
-    }
-  }, double(n));
+  split_strided_rows(shape_, strides_, [&](size_t r, int64_t off) {
+    float* row = dst + static_cast<int64_t>(r) * inner;
+    if (inner_stride == 1) std::memcpy(row, src + off, static_cast<size_t>(inner) * sizeof(float));
+    else
+      for (int64_t j = 0; j < inner; ++j) row[j] = src[off + j * inner_stride];
+  });
   return out;
 }
 

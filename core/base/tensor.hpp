@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "base/threads.hpp"
+
 namespace attn {
 
 using Shape = std::vector<int64_t>;
@@ -62,5 +64,31 @@ class Tensor {
   int64_t offset_ = 0;
   Shape shape_, strides_;
 };
+
+// The rows (last dim) of a view of `shape` with `strides`, split across the threads (base/threads.hpp):
+// f(row, offset of the row's first element from the view's start), each row once. Each chunk works
+// out its first row's index and steps it from there.
+template <class F>
+void split_strided_rows(const Shape& shape, const Shape& strides, F&& f) {
+  const int64_t nd = static_cast<int64_t>(shape.size()), n = numel(shape), inner = nd ? shape.back() : 1;
+  if (n == 0) return;
+  const size_t grain = std::max<size_t>(1, kElementGrain / static_cast<size_t>(inner));
+  parallel_for(static_cast<size_t>(n / inner), grain, [&](size_t r0, size_t r1) {
+    std::vector<int64_t> idx(shape.size(), 0);
+    for (int64_t i = nd - 2, rest = static_cast<int64_t>(r0); i >= 0; --i) {
+      idx[static_cast<size_t>(i)] = rest % shape[static_cast<size_t>(i)];
+      rest /= shape[static_cast<size_t>(i)];
+    }
+    for (size_t r = r0; r < r1; ++r) {
+      int64_t off = 0;
+      for (int64_t i = 0; i + 1 < nd; ++i) off += idx[static_cast<size_t>(i)] * strides[static_cast<size_t>(i)];
+      f(r, off);
+      for (int64_t i = nd - 2; i >= 0; --i) {
+        if (++idx[static_cast<size_t>(i)] < shape[static_cast<size_t>(i)]) break;
+        idx[static_cast<size_t>(i)] = 0;
+      }
+    }
+  }, double(n));
+}
 
 }  // namespace attn

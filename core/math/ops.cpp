@@ -700,14 +700,9 @@ void add_strided(const Tensor& dst, const Tensor& src_) {
     // Each row of the last dim lies packed in dst (a slice along any dim, as chunk's backward
     // writes q, k and v's gradients into c_attn's): row by row through the kernel, the rows across
     // the threads; each element gets the one addition it gets below.
-    const int64_t cols = shape[static_cast<size_t>(nd - 1)], rows = n / cols;
+    const int64_t cols = shape[static_cast<size_t>(nd - 1)];
     const Kernels& k = kernels();
-    split_rows(rows, cols, 1, [&](size_t r) {
-      int64_t off = 0, rest = static_cast<int64_t>(r);
-      for (int64_t d = nd - 2; d >= 0; --d) {
-        off += (rest % shape[static_cast<size_t>(d)]) * st[static_cast<size_t>(d)];
-        rest /= shape[static_cast<size_t>(d)];
-      }
+    split_strided_rows(shape, st, [&](size_t r, int64_t off) {
       k.add(base + off, base + off, s + static_cast<int64_t>(r) * cols, static_cast<size_t>(cols));
     });
     return;

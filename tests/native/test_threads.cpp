@@ -4,7 +4,8 @@
 // 3 threads, and so are forwards big enough that linear() splits its rows (more than two chunks of
 // 64) and the fused attention its (batch, head) pairs, with and without their weights, and a
 // training step's gradients and two AdamW steps on them; so are the elementwise activations, a
-// division, and the row-wise norms and softmax, split in chunks, on sizes with a vector tail. ATTENTION_THREADS is read strictly.
+// division, and the row-wise norms and softmax, split in chunks, on sizes with a vector tail.
+// ATTENTION_THREADS is read strictly.
 #include <cstdlib>
 #include <cstring>
 #include <functional>
