@@ -23,8 +23,8 @@ const MARKUP = `
       <input id="gen-prompt" data-testid="generate-prompt" data-gen-field="genprompt" type="text" autocomplete="off" spellcheck="false">
     </div>
     <div class="train-buttons" role="group" aria-label="Generation" data-i18n-aria-label="gen.buttons">
-      <button type="button" data-testid="generate-step" data-gen-command="step" data-i18n="gen.step">Step</button>
-      <button type="button" data-testid="generate-run" data-gen-command="run" id="gen-run">Run to N</button>
+      <button type="button" data-testid="generate-step" data-gen-command="step" data-i18n="gen.step" disabled>Step</button>
+      <button type="button" data-testid="generate-run" data-gen-command="run" id="gen-run" disabled>Run to N</button>
       <button type="button" data-testid="generate-reset" data-gen-command="reset" data-i18n="gen.reset">Reset</button>
     </div>
     <p id="gen-status" class="train-status" role="status" data-testid="generate-status"></p>

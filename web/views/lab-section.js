@@ -31,7 +31,7 @@ const MARKUP = `
     </div>
     <dl class="train-stats" id="lab-metric" data-testid="exp-metric" aria-live="polite"></dl>
     <div class="train-buttons">
-      <button type="button" id="lab-rank-run" data-testid="exp-rank-run" data-i18n="lab.rankRun">Rank the heads</button>
+      <button type="button" id="lab-rank-run" data-testid="exp-rank-run" data-i18n="lab.rankRun" disabled>Rank the heads</button>
       <button type="button" id="lab-reset" data-testid="exp-reset" data-i18n="lab.reset">Switch every head on</button>
     </div>
     <p class="hint" data-i18n="lab.inputsHint">A sequence is typed one token per character; the model reads all but the last character, and each position's answer is the character after it. The corrupted sequence changes the token the answer is read from, so its answer differs.</p>

@@ -17,10 +17,10 @@ const MARKUP = `
     <p id="train-explain" class="hint" data-testid="train-explain"></p>
     <p class="hint"><strong data-i18n="training.expect">Pattern to expect:</strong> <span id="train-pattern"></span></p>
     <div class="train-buttons" role="group" aria-label="Training" data-i18n-aria-label="training.buttons">
-      <button type="button" id="train-start" data-testid="train-start" data-command="train" data-i18n="training.start">Train</button>
-      <button type="button" id="train-pause" data-testid="train-pause" data-command="pause" data-i18n="training.pause">Pause</button>
-      <button type="button" id="train-step" data-testid="train-step" data-command="step" data-i18n="training.stepOnce">Step once</button>
-      <button type="button" id="train-reset" data-testid="train-reset" data-command="reset" data-i18n="training.reset">Reset</button>
+      <button type="button" id="train-start" data-testid="train-start" data-command="train" data-i18n="training.start" disabled>Train</button>
+      <button type="button" id="train-pause" data-testid="train-pause" data-command="pause" data-i18n="training.pause" disabled>Pause</button>
+      <button type="button" id="train-step" data-testid="train-step" data-command="step" data-i18n="training.stepOnce" disabled>Step once</button>
+      <button type="button" id="train-reset" data-testid="train-reset" data-command="reset" data-i18n="training.reset" disabled>Reset</button>
     </div>
     <dl class="train-stats">
       <dt data-i18n="training.step">Step</dt><dd id="train-step-count" data-testid="train-step-count"></dd>
