@@ -18,6 +18,12 @@ constexpr double kSqrt1_2 = 0.70710678118654752440;
 constexpr double kGeluBeta = 1.12837916709551257390 * 0.70710678118654752440 * 0.5;  // 1 / sqrt(2 pi)
 constexpr double kSqrt2OverPi = 0.79788456080286535588;  // math.sqrt(2.0 / math.pi), gelu_new's constant
 
+// An Adam / AdamW step's float32 coefficients (run/optim.cpp computes them from the step count).
+struct AdamStep {
+  float decay, wd, beta1, beta2, one_beta1, one_beta2, bias2_sqrt, step_size, eps;
+  bool decoupled, coupled;  // AdamW's weight decay on the weights, Adam's on the gradient
+};
+
 struct Kernels {
   const char* name;  // "scalar", "sse2", "avx2", "wasm-simd128"
   // floats per vector (1 for scalar): gemm_nn's vector tiles cover N in whole vectors, the last
@@ -78,6 +84,11 @@ struct Kernels {
   void (*rms_norm)(float* y, const float* x, const float* gamma, size_t n, float eps) noexcept;
   // Its backward over one row: dx, and dgamma += dy * x * r (summed over rows by the caller)
   void (*rms_norm_backward)(float* dx, float* dgamma, const float* x, const float* dy, const float* gamma, size_t n, float eps) noexcept;
+  // One Adam / AdamW update of n weights (run/optim.cpp, torch.optim 1.13's rule): per element
+  // p *= decay (decoupled), g += wd * p (coupled), m = beta1 m + (1 - beta1) g, v = beta2 v +
+  // (1 - beta2) g g, p += step_size * m / (sqrt(v) / bias2_sqrt + eps); the same operations in the
+  // same order in every table (a square root and a division are exact in every one of them).
+  void (*adam)(float* p, float* m, float* v, const float* g, size_t n, const AdamStep& s) noexcept;
   // gemm_nt with B packed ahead, for calls of width / 2 < M <= width rows (a few tokens through
   // nn.Linear, whose weights math/packed.hpp packs once and keeps); nullptr in the tables without
   // (scalar, SSE2, WASM). pack_nt writes packed_floats(N, K) floats (64-byte aligned) from B's N

@@ -157,6 +157,18 @@ void rms_norm_backward(float* dx, float* dgamma, const float* x, const float* dy
   for (size_t i = 0; i < n; ++i) dx[i] = r * (dy[i] * gamma[i] - x[i] * r * r * m);
 }
 
+void adam(float* p, float* m, float* v, const float* g, size_t n, const AdamStep& s) noexcept {
+  for (size_t k = 0; k < n; ++k) {
+    if (s.decoupled) p[k] *= s.decay;  // param.mul_(1 - lr * weight_decay)
+    float gk = g[k];
+    if (s.coupled) gk = gk + s.wd * p[k];  // grad.add(param, alpha=wd)
+    m[k] = m[k] * s.beta1 + s.one_beta1 * gk;
+    v[k] = v[k] * s.beta2 + s.one_beta2 * gk * gk;
+    const float denom = std::sqrt(v[k]) / s.bias2_sqrt + s.eps;
+    p[k] = p[k] + s.step_size * m[k] / denom;
+  }
+}
+
 }  // namespace
 
 const Kernels& scalar_kernels() {
@@ -164,7 +176,7 @@ const Kernels& scalar_kernels() {
                          softmax_backward, layer_norm_backward, gelu, gelu_backward,
                          // Hugging Face's models only: not in the page's small build (base/build.hpp)
                          kPretrained ? gelu_tanh : nullptr, kPretrained ? gelu_tanh_backward : nullptr, kPretrained ? silu : nullptr,
-                         kPretrained ? silu_backward : nullptr, kPretrained ? rms_norm : nullptr, kPretrained ? rms_norm_backward : nullptr};
+                         kPretrained ? silu_backward : nullptr, kPretrained ? rms_norm : nullptr, kPretrained ? rms_norm_backward : nullptr, adam};
   return k;
 }
 

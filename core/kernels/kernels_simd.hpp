@@ -668,13 +668,39 @@ struct K {
     for (; i < n; ++i) dx[i] = r * (dy[i] * gamma[i] - x[i] * c);
   }
 
+  // kernels_scalar.cpp's adam W elements at a time, each by the same operations in the same order.
+  static void adam(float* p, float* m, float* v, const float* g, size_t n, const AdamStep& s) noexcept {
+    const B decay(s.decay), wd(s.wd), beta1(s.beta1), beta2(s.beta2), one_beta1(s.one_beta1), one_beta2(s.one_beta2),
+        bias2_sqrt(s.bias2_sqrt), step_size(s.step_size), eps(s.eps);
+    size_t k = 0;
+    for (; k + W <= n; k += W) {
+      B pk = B::load_unaligned(p + k);
+      if (s.decoupled) pk = pk * decay;
+      B gk = B::load_unaligned(g + k);
+      if (s.coupled) gk = gk + wd * pk;
+      const B mk = B::load_unaligned(m + k) * beta1 + one_beta1 * gk;
+      const B vk = B::load_unaligned(v + k) * beta2 + one_beta2 * gk * gk;
+      mk.store_unaligned(m + k);
+      vk.store_unaligned(v + k);
+      (pk + step_size * mk / (xsimd::sqrt(vk) / bias2_sqrt + eps)).store_unaligned(p + k);
+    }
+    for (; k < n; ++k) {
+      if (s.decoupled) p[k] *= s.decay;
+      float gk = g[k];
+      if (s.coupled) gk = gk + s.wd * p[k];
+      m[k] = m[k] * s.beta1 + s.one_beta1 * gk;
+      v[k] = v[k] * s.beta2 + s.one_beta2 * gk * gk;
+      p[k] = p[k] + s.step_size * m[k] / (std::sqrt(v[k]) / s.bias2_sqrt + s.eps);
+    }
+  }
+
   static const Kernels& table(const char* name) {
     static const Kernels k{name, W, gemm_nt, gemm_nn, gemm_tn, axpy, add, scale, mul, masked_fill, relu, softmax, layer_norm,
                            softmax_backward, layer_norm_backward, gelu, gelu_backward,
                            // Hugging Face's models only: not in the page's small build (base/build.hpp)
                            kPretrained ? gelu_tanh : nullptr, kPretrained ? gelu_tanh_backward : nullptr, kPretrained ? silu : nullptr,
                            kPretrained ? silu_backward : nullptr, kPretrained ? rms_norm : nullptr,
-                           kPretrained ? rms_norm_backward : nullptr};
+                           kPretrained ? rms_norm_backward : nullptr, adam};
     return k;
   }
 };

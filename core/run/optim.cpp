@@ -6,6 +6,7 @@
 
 #include "base/error.hpp"
 #include "base/threads.hpp"
+#include "kernels/kernels.hpp"
 #include "math/packed.hpp"
 
 namespace attn {
@@ -72,24 +73,23 @@ void Optimizer::adam(size_t i, const Tensor& g) {
   float* m = m_[i].data();
   float* v = v_[i].data();
   const double bias1 = 1 - std::pow(spec_.beta1, step), bias2 = 1 - std::pow(spec_.beta2, step);
-  const float step_size = f(-(spec_.lr / bias1)), bias2_sqrt = f(std::sqrt(bias2));
-  const float decay = f(1 - spec_.lr * spec_.weight_decay), wd = f(spec_.weight_decay);
-  const float beta1 = f(spec_.beta1), beta2 = f(spec_.beta2), one_beta1 = f(1 - spec_.beta1), one_beta2 = f(1 - spec_.beta2);
-  const float eps = f(spec_.eps);
-  const bool decoupled = adamw && spec_.weight_decay != 0, coupled = !adamw && spec_.weight_decay != 0;
-  // Element by element, each by the same operations whatever the chunk (the same bits on any
-  // number of threads); about 12 operations and a square root and a division each.
-  split_elements(n, 16, [&](size_t k0, size_t count) {
-    for (size_t k = k0; k < k0 + count; ++k) {
-      if (decoupled) pw[k] *= decay;  // param.mul_(1 - lr * weight_decay)
-      float gk = gr[k];
-      if (coupled) gk = gk + wd * pw[k];  // grad.add(param, alpha=wd)
-      m[k] = m[k] * beta1 + one_beta1 * gk;
-      v[k] = v[k] * beta2 + one_beta2 * gk * gk;
-      const float denom = std::sqrt(v[k]) / bias2_sqrt + eps;
-      pw[k] = pw[k] + step_size * m[k] / denom;
-    }
-  });
+  AdamStep s;
+  s.step_size = f(-(spec_.lr / bias1));
+  s.bias2_sqrt = f(std::sqrt(bias2));
+  s.decay = f(1 - spec_.lr * spec_.weight_decay);
+  s.wd = f(spec_.weight_decay);
+  s.beta1 = f(spec_.beta1);
+  s.beta2 = f(spec_.beta2);
+  s.one_beta1 = f(1 - spec_.beta1);
+  s.one_beta2 = f(1 - spec_.beta2);
+  s.eps = f(spec_.eps);
+  s.decoupled = adamw && spec_.weight_decay != 0;
+  s.coupled = !adamw && spec_.weight_decay != 0;
+  // Element by element (the kernel's vectors or its tail: a chunk starts at a multiple of every
+  // vector width), each by the same operations whatever the chunk: the same bits on any number of
+  // threads. About 12 operations, a square root and a division each.
+  const Kernels& k = kernels();
+  split_elements(n, 16, [&](size_t k0, size_t count) { k.adam(pw + k0, m + k0, v + k0, gr + k0, count, s); });
 }
 
 float clip_grad_norm(std::vector<Tensor>& grads, double max_norm) {
