@@ -98,6 +98,23 @@ test('the journey preset shows PyTorch\'s context vector for "journey": 0.3061, 
   assert.deepEqual(errors, []);
 });
 
+// What arrives after the page says it is ready (the backend's adapter, notice and WebGPU check)
+// never moves what a reader clicks: a click on a preset at once lands on that preset.
+test('nothing a reader clicks moves after the page is ready: presets and module controls stay put while the backend settles', async () => {
+  const { page, errors } = await openPage(browser.context, server.url);
+  const tops = () => page.evaluate(() => Object.fromEntries(
+    [...document.querySelectorAll('[data-preset], #module, [data-testid="compare-toggle"], [data-testid="seed"]')]
+      .map((e) => [e.dataset.preset ?? e.id, Math.round(e.getBoundingClientRect().top + scrollY)])));
+  const atReady = await tops();
+  await page.waitForSelector('body[data-backend-ready="true"]');
+  // WebGPU, where there is an adapter, checks the first result a paint after 150 ms of quiet
+  await page.waitForFunction(() => !window.playground.backend.gpu() || window.playground.backend.last() !== null, null, { timeout: 60000 });
+  await page.waitForTimeout(300);
+  assert.deepEqual(await tops(), atReady);
+  assert.ok(Object.keys(atReady).length >= 8, JSON.stringify(atReady));
+  assert.deepEqual(errors, []);
+});
+
 test('an invalid config shows the core\'s message beside the control; the page keeps its last good state and recovers', async () => {
   const { page, errors } = await openPage(browser.context, server.url);
   await typeSentence(page, 'one two three four five');
