@@ -129,6 +129,8 @@ function encode(scenario, options) {
   if (options.files != null) blobs.files = options.files;
   // with sizes {name: bytes}: files gives each weight file's header only (a trainer's streamed weights)
   if (options.sizes != null) blobs.sizes = options.sizes;
+  // and range (name, offset, length) => Uint8Array: run reads the weights a range at a time
+  if (options.range != null) blobs.range = options.range;
   return { text, buffers, blobs };
 }
 
@@ -228,6 +230,10 @@ export class AttentionCore {
   // Input `data` given as a Float32Array crosses as a typed array (copied into the heap once)
   // rather than as JSON text. options.weights: a safetensors file (Uint8Array or ArrayBuffer) to
   // load into the module (scenario.weights = {name} names it; docs/modules.md, "Real weights").
+  // scenario.pretrained (the full build): options.files (name) => Uint8Array | null gives the model
+  // folder's files; with options.sizes ((name) => bytes, or {name: bytes}) and options.range
+  // ((name, offset, length) => Uint8Array), files need give only each weight file's header and the
+  // weights are read a range at a time into the module (the Node CLI: no copy of a whole file).
   run(scenario, options = {}) {
     const { text, buffers, blobs } = encode(scenario, options);
     const run = new this._m.Run(text, buffers, blobs);

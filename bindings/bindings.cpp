@@ -115,11 +115,27 @@ attn::FolderReader folder_reader(const val& files) {
 }
 
 // sizes[name]: a weight file's size in bytes, checked.
+// sizes: {name: bytes} or a function (name) -> bytes.
 uint64_t file_size(const val& sizes, const std::string& name) {
-  const val n = sizes[name];
+  const val n = sizes.typeOf().as<std::string>() == "function" ? sizes(name) : sizes[name];
   if (!n.isNumber() || !(n.as<double>() >= 0) || n.as<double>() > 9e15)
     throw attn::Error("the size of the model folder's file '" + name + "' is unknown: give sizes[name] in bytes", "pretrained");
   return static_cast<uint64_t>(n.as<double>());
+}
+
+// range: (name, offset, length) -> Uint8Array of those bytes of a weight file (fewer: it ended),
+// copied into the core's buffer with one TypedArray.set.
+attn::FolderRange folder_range(const val& range) {
+  if (range.typeOf().as<std::string>() != "function")
+    throw attn::Error("options.range must be a function (name, offset, length) => Uint8Array", "pretrained");
+  return [range](const std::string&, const std::string& name, uint64_t offset, uint8_t* dst, size_t n) {
+    const val bytes = range(name, static_cast<double>(offset), n);
+    if (!bytes.instanceof(val::global("Uint8Array")))
+      throw attn::Error("options.range('" + name + "', ...) must give a Uint8Array, got " + bytes.typeOf().as<std::string>(), "pretrained");
+    if (bytes["length"].as<size_t>() != n) return false;
+    val(typed_memory_view(n, dst)).call<void>("set", bytes);
+    return true;
+  };
 }
 
 // buffers: a JS array of Float32Arrays (inputs' "buffer": i); blobs: Uint8Arrays (safetensors
@@ -149,8 +165,19 @@ attn::Scenario parse(const std::string& scenario_json, val buffers, val blobs) {
 
 class Run : public Failure {
  public:
+  // blobs.range (with files and sizes: a folder planned from its headers): the weights' bytes read
+  // a range at a time straight into the module (the Node CLI's folder on disk).
   Run(const std::string& scenario_json, val buffers, val blobs) {
-    guard([&] { keep(attn::run(parse(scenario_json, buffers, blobs))); });
+    guard([&] {
+      const attn::Scenario s = parse(scenario_json, buffers, blobs);
+      const val range = blobs["range"];
+      if (attn::kPretrained && !range.isUndefined() && !range.isNull()) {
+        const attn::FolderRange read = folder_range(range);
+        keep(attn::run(s, &read));
+      } else {
+        keep(attn::run(s));
+      }
+    });
   }
   explicit Run(attn::Result r) { keep(std::move(r)); }
   Run() = default;

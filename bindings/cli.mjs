@@ -5,10 +5,11 @@
 //   node bindings/cli.mjs weights W.safetensors                     list the file's tensors
 //   node bindings/cli.mjs modules                                   print the module table
 // Bad input: exit 1 with one line "error: ..." on stderr. ATTENTION_THREADS as the native CLI's.
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { MAX_THREADS, hasRelaxedSimd, loadAttention } from './attention.mjs';
+import { setMemoryBudget } from './pretrained.mjs';
 import { withTokens } from './tokenizer.mjs';
 
 // The browsers run attention-relaxed.wasm (bindings/attention.mjs); Node 20 validates relaxed SIMD
@@ -77,6 +78,39 @@ function threadsFromEnvironment() {
     throw new Error(`ATTENTION_THREADS (${s}) must be a whole number from 1 to ${MAX_THREADS}: the threads the core computes with`);
   return Number(s);
 }
+// A model folder on disk, as core/cli/disk_folder.hpp reads it for the native CLI: small files
+// whole, of each weight file its size and its header, then the weights a range at a time (run's
+// options.files, sizes and range): the WASM heap holds the module's weights and no copy of the file.
+const DEFAULT_BUDGET = 768 << 20, MAX_MODEL_BYTES = 2 ** 31;   // base/limits.hpp
+const MAX_HEADER = 16 << 20;
+function diskFolder(dir) {
+  const path = (name) => join(dir, name);
+  const isFile = (p) => existsSync(p) && statSync(p).isFile();
+  const readAt = (p, offset, length) => {
+    const fd = openSync(p, 'r');
+    try {
+      const out = new Uint8Array(length);
+      let got = 0;
+      for (let n; got < length && (n = readSync(fd, out, got, length - got, offset + got)) > 0;) got += n;
+      return out.subarray(0, got);
+    } finally {
+      closeSync(fd);
+    }
+  };
+  return {
+    files(name) {
+      const p = path(name);
+      if (!isFile(p)) return null;
+      if (!name.endsWith('.safetensors')) return readFileSync(p);
+      const head = readAt(p, 0, 8);   // its header's length, then the header if the core's limit allows it
+      const n = head.length === 8 ? Number(new DataView(head.buffer, head.byteOffset, 8).getBigUint64(0, true)) : 0;
+      return n <= MAX_HEADER ? readAt(p, 0, 8 + n) : head;
+    },
+    sizes: (name) => (isFile(path(name)) ? statSync(path(name)).size : 0),
+    range: (name, offset, length) => readAt(path(name), offset, length),
+  };
+}
+
 let threads = 'auto';
 // The full-speed build on one thread, or the threaded build (the same numbers): every field.
 const load = () => loadAttention({ fast: true, threads });
@@ -132,10 +166,11 @@ async function main(argv) {
       parsed = JSON.parse(text);
     } catch {}  // the core names the JSON error
     const folder = parsed?.pretrained;
-    if (typeof folder === 'string') options.files = (name) => {
-      const path = join(resolve(base, folder), name);
-      return existsSync(path) && statSync(path).isFile() ? readFileSync(path) : null;
-    };
+    if (typeof folder === 'string') {
+      Object.assign(options, diskFolder(resolve(base, folder)));
+      // the core's tensors may hold the weights beside its working memory, as the native CLI's
+      setMemoryBudget(core, DEFAULT_BUDGET + MAX_MODEL_BYTES);
+    }
     // inputs given as text: the folder's tokenizer makes them ids (bindings/tokenizer.mjs)
     const scenario = options.files ? (await withTokens(parsed, options.files)).scenario : text;
     process.stdout.write(resultToJson(core.run(scenario, options)));

@@ -16,6 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include "base/error.hpp"
+#include "cli/disk_folder.hpp"
 #include "scenario/scenario.hpp"
 
 namespace {
@@ -69,20 +70,15 @@ int main(int argc, char** argv) {
     }
     // The model folder of "pretrained", relative to the scenario file's folder.
     const std::string base = path == "-" || path.find('/') == std::string::npos ? std::string() : path.substr(0, path.find_last_of('/') + 1);
-    const attn::FolderReader files = [&](const std::string& folder, const std::string& name, attn::Blob& out) {
-      std::string dir = folder[0] == '/' ? folder : base + folder, bytes;
-      if (dir.back() != '/') dir += '/';
-      if (!read_file(dir + name, bytes)) return false;
-      out.assign(bytes.begin(), bytes.end());
-      return true;
-    };
+    // Its weight files planned from their headers, then read straight into the module (disk_folder.hpp).
+    const attn::DiskFolder folder = attn::disk_folder(base);
     // A checkpoint's weights are held beside the working memory: natively the budget grows by the
     // most a model folder may hold (the WASM heap, 1 GiB, cannot).
     // (Not valid JSON: parse_scenario says so.)
     const nlohmann::json peek = nlohmann::json::parse(text, nullptr, false);
     if (peek.is_object() && peek.contains("pretrained")) attn::set_memory_budget(attn::kDefaultMemoryBudget + attn::kMaxModelBytes);
     if (!with_weights) {
-      std::cout << attn::result_to_json(attn::run(attn::parse_scenario(text, nullptr, nullptr, &files)));
+      std::cout << attn::result_to_json(attn::run(attn::parse_scenario(text, nullptr, nullptr, &folder.files, &folder.sizes), &folder.range));
       return 0;
     }
     std::vector<attn::Blob> blobs(1);

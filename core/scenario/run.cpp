@@ -28,12 +28,18 @@ static Result run_generation(Session& session, const Scenario& s) {
   return r;
 }
 
-Result run(const Scenario& s) {
+Result run(const Scenario& s, const FolderRange* range) {
 #if ATTN_PRETRAINED
-  if (s.streamed)
-    fail_at("pretrained", "model folder '", s.pretrained, "' was given as headers and sizes: its weights are streamed into a trainer (core.trainer, then writeWeights), not run");
+  if (s.streamed && !range)
+    fail_at("pretrained", "model folder '", s.pretrained, "' was given as headers and sizes: its weights are streamed into a trainer (core.trainer, then writeWeights), ",
+            "or read by run with a range reader (options.range)");
 #endif
   Session session(s);
+#if ATTN_PRETRAINED
+  if (s.streamed) session.stream_weights(*range);
+#else
+  (void)range;
+#endif
   Result r;
   if (s.generate) {
     r = run_generation(session, s);

@@ -86,12 +86,18 @@ struct Scenario {
 // reads the disk, the bindings the files JavaScript handed over.
 // `sizes`: each weight file's size, when `files` gives only the first bytes of each (its header):
 // the weights are then planned, not read (Scenario::streamed).
+// `range` (run, Session::stream_weights): n bytes of a weight file from byte `offset` into dst, as
+// the CLIs read a planned folder's weights straight into the module, a chunk at a time (false: the
+// file ended or could not be read).
 using FolderReader = std::function<bool(const std::string& folder, const std::string& name, Blob& out)>;
 using FolderSizes = std::function<uint64_t(const std::string& folder, const std::string& name)>;
+using FolderRange = std::function<bool(const std::string& folder, const std::string& name, uint64_t offset, uint8_t* dst, size_t n)>;
 Scenario parse_scenario(const std::string& json_text, std::vector<std::vector<float>>* buffers = nullptr,
                         const std::vector<Blob>* blobs = nullptr, const FolderReader* files = nullptr,
                         const FolderSizes* sizes = nullptr);
-Result run(const Scenario& scenario);
+// A scenario planned from its folder's headers (parse_scenario with `sizes`) needs `range` for its
+// weights; any other ignores it.
+Result run(const Scenario& scenario, const FolderRange* range = nullptr);
 std::string result_to_json(const Result& result);
 std::string run_json(const std::string& scenario_json);  // parse, run, serialise
 std::string modules_json();                               // the module table, for forms and docs

@@ -2,6 +2,8 @@
 // in order, the loss's target; then forwards, gradients, training steps or a generation on it.
 #include "scenario/session.hpp"
 
+#include <algorithm>
+
 #include "base/build.hpp"
 #include "base/error.hpp"
 #include "base/safetensors.hpp"
@@ -208,10 +210,20 @@ void Session::write_weights(size_t i, int64_t first, const uint8_t* bytes, size_
   decode_values(t.entry.dtype, bytes, count, stream_buffer_.data(), where, first);
   const int64_t in = t.entry.shape[0], out = t.entry.shape[1];
   float* dst = target->data();
-  for (int64_t k = 0; k < count; ++k) {
-    const int64_t at = first + k;
-    dst[(at % out) * in + at / out] = stream_buffer_[static_cast<size_t>(k)];
-  }
+  const float* src = stream_buffer_.data();
+  int64_t at = first, k = 0;
+  const auto one_by_one = [&](int64_t n) {
+    for (; n > 0; --n, ++at, ++k) dst[(at % out) * in + at / out] = src[k];
+  };
+  one_by_one(std::min(count, (out - at % out) % out));  // to the start of a row
+  // whole rows R at a time: each of their columns is R consecutive values of a destination row
+  constexpr int64_t R = 16;
+  for (; count - k >= R * out; at += R * out, k += R * out)
+    for (int64_t c = 0; c < out; ++c) {
+      float* d = dst + c * in + at / out;
+      for (int64_t r = 0; r < R; ++r) d[r] = src[k + r * out + c];
+    }
+  one_by_one(count - k);
 }
 
 void Session::finish_weights() {
@@ -222,6 +234,36 @@ void Session::finish_weights() {
       fail_at("weights", "weights '", s_.streamed->name, "': '", planned[i].entry.name, "' got ", stream_written_[i], " of its ", planned[i].entry.count,
               " values: the download was cut");
   std::vector<float>().swap(stream_buffer_);
+}
+
+void Session::stream_weights(const FolderRange& range) {
+  if (!s_.streamed) fail_at("weights", "stream_weights: this session's weights were not planned from a folder's headers");
+  const StreamedWeights& w = *s_.streamed;
+  std::vector<size_t> order(w.tensors.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  // each file front to back: the disk reads ahead
+  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    const PlannedTensor &x = w.tensors[a], &y = w.tensors[b];
+    return x.file != y.file ? x.file < y.file : x.entry.begin < y.entry.begin;
+  });
+  constexpr size_t kChunk = size_t{4} << 20;
+  std::vector<uint8_t> chunk;
+  for (size_t i : order) {
+    const PlannedTensor& t = w.tensors[i];
+    const size_t elem = t.entry.dtype == "F32" ? 4 : 2;
+    const uint64_t bytes = t.entry.end - t.entry.begin;
+    chunk.resize(static_cast<size_t>(std::min<uint64_t>(kChunk, bytes)));
+    for (uint64_t done = 0; done < bytes;) {
+      const size_t n = static_cast<size_t>(std::min<uint64_t>(chunk.size(), bytes - done));  // whole values: kChunk is a multiple of 4
+      const uint64_t at = w.data_offsets[t.file] + t.entry.begin + done;
+      if (!range(s_.pretrained, w.files[t.file], at, chunk.data(), n))
+        fail_at("pretrained", "model folder '", s_.pretrained, "': ", w.files[t.file], " could not be read at byte ", at, " (", n,
+                " bytes of tensor '", t.entry.name, "'): the file is shorter than its header says, or changed while it was read");
+      write_weights(i, static_cast<int64_t>(done / elem), chunk.data(), n);
+      done += n;
+    }
+  }
+  finish_weights();
 }
 #endif
 

@@ -36,6 +36,9 @@ class Session {
   // its parameter; then finish_weights() checks every value came.
   void write_weights(size_t i, int64_t first, const uint8_t* bytes, size_t n);
   void finish_weights();
+  // Every planned tensor's bytes read through `range` (a chunk of at most 4 MiB at a time, straight
+  // into its parameter), then finish_weights(): the CLIs' way, no copy of a whole file.
+  void stream_weights(const FolderRange& range);
   const StreamedWeights* streamed() const { return s_.streamed.get(); }  // null: not planned from headers
 #endif
 

@@ -1,7 +1,7 @@
 // Native side of `npm run bench -- --pretrained` (tests/bench/pretrained.mjs): the GPT-2-small-
 // shaped folder pretrained_bench.py --write made (config.json + a 498 MB float32 model.safetensors)
-// opened as the native CLI opens a scenario's "pretrained" folder (parse_scenario with a reader of
-// the folder's files; Session builds the module and loads the weights), the load timed once; then
+// opened as the native CLI opens a scenario's "pretrained" folder (cli/disk_folder.hpp: the module
+// planned from the headers, the weights read straight into it a chunk at a time), the load timed once; then
 // the prefill (Session::generation() and its first next(): the 128 prompt ids into a fresh KV cache,
 // the last position's logits) and one decode step at position 128 on that cache (a copy of the
 // Generation after the prefill, next() on it: every call the same step, as generate_bench.cpp),
@@ -27,6 +27,7 @@
 #include "attention.hpp"
 #include "base/limits.hpp"
 #include "base/threads.hpp"
+#include "cli/disk_folder.hpp"
 #include "protocol.hpp"
 #include "run/generate.hpp"
 #include "scenario/scenario.hpp"
@@ -113,11 +114,10 @@ int main(int argc, char** argv) {
     const json sc = {{"pretrained", dir},
                      {"inputs", json::array({{{"name", "idx"}, {"shape", {1, ids.size()}}, {"data", ids}}})},
                      {"generate", {{"max_new_tokens", 2}, {"temperature", 0}}}};
-    const attn::FolderReader files = [](const std::string& folder, const std::string& name, attn::Blob& blob) {
-      return read_into(folder + "/" + name, blob);
-    };
+    const attn::DiskFolder folder = attn::disk_folder("");  // as the native CLI reads it: headers, then the weights streamed in
     double t0 = attn::bench::now_ms();
-    auto session = std::make_unique<attn::Session>(attn::parse_scenario(sc.dump(), nullptr, nullptr, &files));
+    auto session = std::make_unique<attn::Session>(attn::parse_scenario(sc.dump(), nullptr, nullptr, &folder.files, &folder.sizes));
+    session->stream_weights(folder.range);
     out["load_ms"] = attn::bench::now_ms() - t0;
 
     std::unique_ptr<attn::Generation> g = session->generation();

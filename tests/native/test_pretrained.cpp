@@ -3,6 +3,8 @@
 // give the references' logits, attention weights and greedy ids, with and without the KV cache;
 // and every way a downloaded folder can lie is refused with a message naming it, before any
 // tensor is decoded (and, for the index's claims, before a shard is read).
+#include <unistd.h>
+
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -10,6 +12,7 @@
 #include <set>
 
 #include "attention.hpp"
+#include "cli/disk_folder.hpp"
 #include "cli_run.hpp"
 #include "fixtures.hpp"
 #include "generation_check.hpp"
@@ -58,6 +61,15 @@ struct Folder {
     }
     return sizes;
   }
+  // The folder written to a fresh directory (for the CLIs' reader of a folder on disk), its own
+  // for each process (ctest runs test cases side by side).
+  std::string write(const std::string& name) const {
+    const std::filesystem::path dir = std::filesystem::temp_directory_path() / ("attn_folder_" + name + "_" + std::to_string(getpid()));
+    std::filesystem::remove_all(dir);
+    std::filesystem::create_directories(dir);
+    for (const auto& [file, bytes] : files) std::ofstream(dir / file, std::ios::binary).write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+    return dir.string();
+  }
   bool read_weights() const {
     for (const std::string& r : reads)
       if (r.size() > 12 && r.compare(r.size() - 12, 12, ".safetensors") == 0) return true;
@@ -78,17 +90,34 @@ attn::Blob safetensors(const std::string& header, size_t data_bytes, uint64_t cl
 std::string scenario_of(const std::string& name) { return fixtures::read_text(kDir + name + ".scenario.json"); }
 
 // The message of opening `scenario` over `folder` (parsing it, then building the module from the
-// weights), "" when it runs; the error's field must name where the fault lies.
+// weights), "" when it runs; the error's field must name where the fault lies. Both ways a folder
+// is read must refuse it: whole files (the bindings' run), and as the native CLI reads a folder on
+// disk (cli/disk_folder.hpp: the headers, then the weights streamed in): both say the same.
 std::string refusal(const Folder& folder, const std::string& scenario) {
+  const auto message = [](const std::function<void()>& open) -> std::string {
+    try {
+      open();
+    } catch (const attn::Error& e) {
+      INFO(e.what());
+      CHECK((e.field() == "pretrained" || e.field() == "weights" || e.field() == "module" || e.field().rfind("config.", 0) == 0));
+      return e.what();
+    }
+    return "";
+  };
   const attn::FolderReader read = folder.reader();
-  try {
-    attn::run(attn::parse_scenario(scenario, nullptr, nullptr, &read));
-  } catch (const attn::Error& e) {
-    INFO(e.what());
-    CHECK((e.field() == "pretrained" || e.field() == "weights" || e.field() == "module" || e.field().rfind("config.", 0) == 0));
-    return e.what();
-  }
-  return "";
+  const std::string whole = message([&] { attn::run(attn::parse_scenario(scenario, nullptr, nullptr, &read)); });
+  const std::string dir = folder.write("refusal");
+  const attn::DiskFolder disk = attn::disk_folder("");
+  auto sc = fixtures::json::parse(scenario);
+  sc["pretrained"] = dir;
+  const std::string planned = message([&] { attn::run(attn::parse_scenario(sc.dump(), nullptr, nullptr, &disk.files, &disk.sizes), &disk.range); });
+  std::filesystem::remove_all(dir);
+  // the same words, the folder named as each was given
+  std::string same = planned;
+  const std::string label = fixtures::json::parse(scenario)["pretrained"].get<std::string>();
+  for (size_t at = same.find(dir); at != std::string::npos; at = same.find(dir, at + label.size())) same.replace(at, dir.size(), label);
+  CHECK(same == whole);
+  return whole;
 }
 
 const char* const kCases[] = {"gpt2_prefix_f32", "gpt2_bare_f16_sharded", "llama_gqa_f32", "llama_mqa_tied_bf16_sharded",
@@ -343,8 +372,10 @@ TEST_CASE("weights streamed into a session give the numbers of the folder loaded
       const size_t elem = t.entry.dtype == "F32" ? 4 : 2, at = static_cast<size_t>(w.data_offsets[t.file] + t.entry.begin);
       if (i == 0 && t.entry.count > 1)  // a piece out of order, or not whole values, is refused
         CHECK_THROWS_WITH(streamed.write_weights(i, 1, file.data() + at + elem, elem), Catch::Contains("in order"));
-      for (int64_t v = 0; v < t.entry.count; v += 7) {
-        const int64_t k = std::min<int64_t>(7, t.entry.count - v);
+      // pieces across rows, within one, and of more than 16 rows (a Conv1D's rows are 32 to 128 values)
+      const int64_t pieces[] = {7, 2500, 3, 700};
+      for (int64_t v = 0, p = 0; v < t.entry.count; v += pieces[p++ % 4]) {
+        const int64_t k = std::min<int64_t>(pieces[p % 4], t.entry.count - v);
         streamed.write_weights(i, v, file.data() + at + static_cast<size_t>(v) * elem, static_cast<size_t>(k) * elem);
       }
     }
@@ -357,7 +388,27 @@ TEST_CASE("weights streamed into a session give the numbers of the folder loaded
       REQUIRE(x.shape() == y.shape());
       CHECK(std::equal(x.data(), x.data() + x.numel(), y.data()));
     }
-    // a run (not a session) of a planned folder is refused: its weights have not come
-    CHECK_THROWS_WITH(attn::run(attn::parse_scenario(scenario, nullptr, nullptr, &hr, &size)), Catch::Contains("streamed"));
+    // a run (not a session) of a planned folder needs a reader of its weights' bytes
+    const attn::Scenario planned = attn::parse_scenario(scenario, nullptr, nullptr, &hr, &size);
+    CHECK_THROWS_WITH(attn::run(planned), Catch::Contains("streamed"));
+    // with one (the CLIs'), the weights are read a range at a time, straight into the module
+    size_t ranges = 0;
+    const attn::FolderRange range = [&](const std::string&, const std::string& f, uint64_t offset, uint8_t* dst, size_t n) {
+      const attn::Blob& bytes = whole.files.at(f);
+      if (offset + n > bytes.size()) return false;
+      std::copy(bytes.begin() + static_cast<std::ptrdiff_t>(offset), bytes.begin() + static_cast<std::ptrdiff_t>(offset + n), dst);
+      ++ranges;
+      return true;
+    };
+    const attn::Result c = attn::run(planned, &range);
+    CHECK(ranges >= w.tensors.size());
+    REQUIRE(c.outputs.size() == b.outputs.size());
+    for (size_t o = 0; o < c.outputs.size(); ++o)
+      CHECK(std::equal(c.outputs[o].value.data(), c.outputs[o].value.data() + c.outputs[o].value.numel(), b.outputs[o].value.data()));
+    // a file that ends before its header's last tensor (cut after it was planned)
+    const attn::FolderRange cut = [&](const std::string& folder, const std::string& f, uint64_t offset, uint8_t* dst, size_t n) {
+      return offset + n < whole.files.at(f).size() && range(folder, f, offset, dst, n);
+    };
+    CHECK_THROWS_WITH(attn::run(planned, &cut), Catch::Contains("could not be read at byte") && Catch::Contains("shorter than its header says"));
   }
 }

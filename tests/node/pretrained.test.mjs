@@ -60,6 +60,38 @@ test('the Node CLI reads the folder relative to the scenario file', () => {
   assert.deepEqual(JSON.parse(p.stdout).ids, json('llama_gqa_f32.expected.json').ids);
 });
 
+// The Node CLI's way (bindings/cli.mjs diskFolder): each weight file's header and size, then run
+// reads the weights a range at a time straight into the module; the same numbers as whole files.
+test('run with sizes and range reads each weight file\'s data once, a range at a time, and gives the reference\'s numbers', () => {
+  for (const name of ['gpt2_bare_f16_sharded', 'llama_gqa_f32']) {
+    const files = folder(name);
+    const headerOf = (b) => b.subarray(0, 8 + Number(b.readBigUInt64LE(0)));
+    const ranges = [];
+    const options = {
+      files: (f) => (f.endsWith('.safetensors') ? (files[f] ? headerOf(files[f]) : null) : files[f] ?? null),
+      sizes: (f) => files[f].length,
+      range: (f, offset, length) => (ranges.push([f, offset, length]), files[f].subarray(offset, offset + length)),
+    };
+    assert.deepEqual(checkResult(core.run(json(`${name}.scenario.json`), options), json(`${name}.expected.json`)), [], name);
+    // every byte after each header read once, nothing else
+    const weightFiles = Object.keys(files).filter((f) => f.endsWith('.safetensors'));
+    for (const f of weightFiles) {
+      const got = ranges.filter((r) => r[0] === f).sort((a, b) => a[1] - b[1]);
+      assert.equal(got[0][1], headerOf(files[f]).length, `${name}/${f}: the first range starts after the header`);
+      got.forEach((r, i) => i > 0 && assert.equal(r[1], got[i - 1][1] + got[i - 1][2], `${name}/${f}: ranges follow each other`));
+      assert.equal(got.at(-1)[1] + got.at(-1)[2], files[f].length, `${name}/${f}: the last range ends the file`);
+    }
+    // a file cut after its header was read, and a reader that gives no bytes, are refused by name
+    const cut = { ...options, range: (f, offset, length) => files[f].subarray(offset, Math.min(offset + length, files[f].length - 1)) };
+    assert.throws(() => core.run(json(`${name}.scenario.json`), cut),
+      (e) => /could not be read at byte \d+ .*shorter than its header says/.test(e.message) && e.field === 'pretrained', name);
+    assert.throws(() => core.run(json(`${name}.scenario.json`), { ...options, range: () => 'bytes' }),
+      (e) => /options\.range\('.*\.safetensors', \.\.\.\) must give a Uint8Array, got string/.test(e.message) && e.field === 'pretrained', name);
+    // without a range, a folder planned from its headers is a trainer's to stream
+    assert.throws(() => core.run(json(`${name}.scenario.json`), { ...options, range: undefined }), /streamed into a trainer/);
+  }
+});
+
 test('an untrusted folder is refused with a message naming the fault, and the module keeps working', () => {
   const scenario = json('llama_mqa_tied_bf16_sharded.scenario.json');
   const refuse = (edit, pattern) => {
