@@ -5,10 +5,11 @@
 //   node bindings/cli.mjs weights W.safetensors                     list the file's tensors
 //   node bindings/cli.mjs modules                                   print the module table
 // Bad input: exit 1 with one line "error: ..." on stderr. ATTENTION_THREADS as the native CLI's.
-import { closeSync, existsSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { MAX_THREADS, hasRelaxedSimd, loadAttention } from './attention.mjs';
+import { DEFAULT_BUDGET, MAX_MODEL_BYTES, diskFolder } from './disk-folder.mjs';
 import { setMemoryBudget } from './pretrained.mjs';
 import { withTokens } from './tokenizer.mjs';
 
@@ -78,39 +79,6 @@ function threadsFromEnvironment() {
     throw new Error(`ATTENTION_THREADS (${s}) must be a whole number from 1 to ${MAX_THREADS}: the threads the core computes with`);
   return Number(s);
 }
-// A model folder on disk, as core/cli/disk_folder.hpp reads it for the native CLI: small files
-// whole, of each weight file its size and its header, then the weights a range at a time (run's
-// options.files, sizes and range): the WASM heap holds the module's weights and no copy of the file.
-const DEFAULT_BUDGET = 768 << 20, MAX_MODEL_BYTES = 2 ** 31;   // base/limits.hpp
-const MAX_HEADER = 16 << 20;
-function diskFolder(dir) {
-  const path = (name) => join(dir, name);
-  const isFile = (p) => existsSync(p) && statSync(p).isFile();
-  const readAt = (p, offset, length) => {
-    const fd = openSync(p, 'r');
-    try {
-      const out = new Uint8Array(length);
-      let got = 0;
-      for (let n; got < length && (n = readSync(fd, out, got, length - got, offset + got)) > 0;) got += n;
-      return out.subarray(0, got);
-    } finally {
-      closeSync(fd);
-    }
-  };
-  return {
-    files(name) {
-      const p = path(name);
-      if (!isFile(p)) return null;
-      if (!name.endsWith('.safetensors')) return readFileSync(p);
-      const head = readAt(p, 0, 8);   // its header's length, then the header if the core's limit allows it
-      const n = head.length === 8 ? Number(new DataView(head.buffer, head.byteOffset, 8).getBigUint64(0, true)) : 0;
-      return n <= MAX_HEADER ? readAt(p, 0, 8 + n) : head;
-    },
-    sizes: (name) => (isFile(path(name)) ? statSync(path(name)).size : 0),
-    range: (name, offset, length) => readAt(path(name), offset, length),
-  };
-}
-
 let threads = 'auto';
 // The full-speed build on one thread, or the threaded build (the same numbers): every field.
 const load = () => loadAttention({ fast: true, threads });

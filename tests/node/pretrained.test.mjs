@@ -1,13 +1,17 @@
 // Hugging Face model folders (tests/fixtures/pretrained/) through the WASM core: run(scenario,
 // {files}) with the folder as an object or a function gives the references' logits, attention and
 // greedy ids (cached or not); the Node CLI reads the folder beside the scenario; an untrusted
-// folder's lies give the native core's messages with field "pretrained", and the module keeps working.
+// folder's lies give the native core's messages with field "pretrained" (read whole, and from disk as
+// the Node CLI reads it: the same words), and the module keeps working.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { test } from 'node:test';
 import { loadAttention } from '../../bindings/attention.mjs';
+import { diskFolder } from '../../bindings/disk-folder.mjs';
 import { forkGeneration, lastLogits, pretrainedPlan, readModel, sessionGenerator, setInterventions } from '../../bindings/pretrained.mjs';
 import { checkResult } from './fixtures.mjs';
 
@@ -94,12 +98,25 @@ test('run with sizes and range reads each weight file\'s data once, a range at a
 
 test('an untrusted folder is refused with a message naming the fault, and the module keeps working', () => {
   const scenario = json('llama_mqa_tied_bf16_sharded.scenario.json');
+  // each lie read whole (the bindings' run) and from disk as the Node CLI reads it (diskFolder: the
+  // headers and sizes, then ranges): the same words, the folder named as each was given
   const refuse = (edit, pattern) => {
     const files = folder('llama_mqa_tied_bf16_sharded');
     const read = [];
     edit(files);
+    let whole = '';
     assert.throws(() => core.run(scenario, { files: (f) => (read.push(f), files[f] ?? null) }),
-      (e) => pattern.test(e.message) && e.field === 'pretrained', String(pattern));
+      (e) => (whole = e.message, pattern.test(e.message) && e.field === 'pretrained'), String(pattern));
+    const dir = mkdtempSync(join(tmpdir(), 'attn-folder-'));
+    try {
+      for (const [name, bytes] of Object.entries(files)) writeFileSync(join(dir, name), bytes);
+      const disk = diskFolder(dir), files2 = disk.files;
+      disk.files = (f) => (read.push(`disk:${f}`), files2(f));
+      assert.throws(() => core.run({ ...scenario, pretrained: dir }, disk),
+        (e) => e.message.split(dir).join(scenario.pretrained) === whole && e.field === 'pretrained', `${pattern} from disk`);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
     return read;
   };
   const index = (files, edit) => {
@@ -113,6 +130,11 @@ test('an untrusted folder is refused with a message naming the fault, and the mo
   read = refuse((f) => index(f, (j) => { j.metadata.total_size = 64e9; }), /total_size \(64000000000 bytes\) is beyond the 2048 MiB/);
   assert.ok(!read.some((f) => f.endsWith('.safetensors')));
   refuse((f) => { f['model-00002-of-00003.safetensors'] = f['model-00002-of-00003.safetensors'].subarray(0, 500); }, /model-00002-of-00003\.safetensors: .*truncated/);
+  // a header of several MB, refused from its length (the disk reader reads its 8 bytes only), and
+  // one that claims more bytes than the file holds
+  const lengthOf = (n) => { const b = Buffer.alloc(8); b.writeBigUInt64LE(BigInt(n)); return b; };
+  refuse((f) => { f['model-00001-of-00003.safetensors'] = Buffer.concat([lengthOf(20 << 20), Buffer.alloc(64)]); }, /above the 16777216-byte limit/);
+  refuse((f) => { f['model-00001-of-00003.safetensors'] = Buffer.concat([lengthOf(4096), Buffer.from('{}')]); }, /runs past the end of the file/);
   refuse((f) => { f['config.json'] = Buffer.from('{"model_type": "t5"}'); }, /model_type 't5' is not supported/);
   refuse((f) => { delete f['config.json']; }, /has no config\.json/);
   assert.throws(() => core.run(scenario, { files: 42 }), /options\.files \(number\) must be/);
