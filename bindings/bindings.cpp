@@ -114,8 +114,7 @@ attn::FolderReader folder_reader(const val& files) {
   };
 }
 
-// sizes[name]: a weight file's size in bytes, checked.
-// sizes: {name: bytes} or a function (name) -> bytes.
+// A weight file's size in bytes, checked: sizes[name], or sizes(name) when sizes is a function.
 uint64_t file_size(const val& sizes, const std::string& name) {
   const val n = sizes.typeOf().as<std::string>() == "function" ? sizes(name) : sizes[name];
   if (!n.isNumber() || !(n.as<double>() >= 0) || n.as<double>() > 9e15)

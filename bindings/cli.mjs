@@ -149,4 +149,10 @@ async function main(argv) {
   }
 }
 
+// A reader that stops early (`| head`) closes the pipe: the rest of the output goes nowhere, quietly,
+// as the native CLI's (no stack trace for an output nobody reads).
+process.stdout.on('error', (e) => {
+  if (e.code !== 'EPIPE') throw e;
+  process.exit(0);
+});
 process.exitCode = await main(process.argv.slice(2));

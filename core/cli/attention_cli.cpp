@@ -72,8 +72,8 @@ int main(int argc, char** argv) {
     const std::string base = path == "-" || path.find('/') == std::string::npos ? std::string() : path.substr(0, path.find_last_of('/') + 1);
     // Its weight files planned from their headers, then read straight into the module (disk_folder.hpp).
     const attn::DiskFolder folder = attn::disk_folder(base);
-    // A checkpoint's weights are held beside the working memory: natively the budget grows by the
-    // most a model folder may hold (the WASM heap, 1 GiB, cannot).
+    // A checkpoint's weights are held beside the working memory: the budget grows by the most a
+    // model folder may hold (the Node CLI's too, bounded there by its 2 GB heap).
     // (Not valid JSON: parse_scenario says so.)
     const nlohmann::json peek = nlohmann::json::parse(text, nullptr, false);
     if (peek.is_object() && peek.contains("pretrained")) attn::set_memory_budget(attn::kDefaultMemoryBudget + attn::kMaxModelBytes);

@@ -1,8 +1,9 @@
 // The two CLIs agree: node bindings/cli.mjs (WASM) and build/native/attention-cli print the same
 // result JSON for every fixture (numbers equal up to the last float32 bits), and both reject
-// malformed or invalid scenarios with one line and a non-zero exit.
+// malformed or invalid scenarios with one line and a non-zero exit; the WASM CLI piped into a reader
+// that stops early ends quietly.
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -104,4 +105,17 @@ test('both CLIs reject a malformed or invalid scenario with the same one-line er
   }
   assert.equal(native(['run', join(dir, 'missing.json')]).status, 1);
   assert.equal(wasm(['run', join(dir, 'missing.json')]).status, 1);
+});
+
+test('the WASM CLI stops quietly when its reader stops early (| head)', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'attn-cli-'));
+  const path = join(dir, 'big.json');   // about 3 MB of result JSON, far past a pipe's buffer
+  writeFileSync(path, JSON.stringify({ module: 'softmax', inputs: [{ name: 'x', shape: [200, 1000], init: 'randn' }] }));
+  const child = spawn(process.execPath, [wasmCli, 'run', path]);
+  let stderr = '';
+  child.stderr.on('data', (d) => { stderr += d; });
+  child.stdout.once('data', () => child.stdout.destroy());
+  const code = await new Promise((resolve) => child.on('close', resolve));
+  assert.equal(stderr, '');
+  assert.equal(code, 0);
 });
