@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { MAX_THREADS, hasRelaxedSimd, loadAttention } from './attention.mjs';
-import { DEFAULT_BUDGET, MAX_MODEL_BYTES, diskFolder } from './disk-folder.mjs';
+import { diskFolder } from './disk-folder.mjs';
 import { setMemoryBudget } from './pretrained.mjs';
 import { withTokens } from './tokenizer.mjs';
 
@@ -79,6 +79,9 @@ function threadsFromEnvironment() {
     throw new Error(`ATTENTION_THREADS (${s}) must be a whole number from 1 to ${MAX_THREADS}: the threads the core computes with`);
   return Number(s);
 }
+// base/limits.hpp: the core's tensor budget, and the most a model folder may hold as float32
+const DEFAULT_BUDGET = 768 << 20, MAX_MODEL_BYTES = 2 ** 31;
+
 let threads = 'auto';
 // The full-speed build on one thread, or the threaded build (the same numbers): every field.
 const load = () => loadAttention({ fast: true, threads });

@@ -6,7 +6,6 @@ import { join } from 'node:path';
 // A model folder on disk, as core/cli/disk_folder.hpp reads it for the native CLI: small files
 // whole, of each weight file its size and its header, then the weights a range at a time (run's
 // options.files, sizes and range): the WASM heap holds the module's weights and no copy of the file.
-export const DEFAULT_BUDGET = 768 << 20, MAX_MODEL_BYTES = 2 ** 31;   // base/limits.hpp: the core's tensor budget, a folder's most
 const MAX_HEADER = 16 << 20;
 export function diskFolder(dir) {
   const path = (name) => join(dir, name);

@@ -12,6 +12,7 @@
 #include <string>
 
 #include "base/limits.hpp"
+#include "nn/module.hpp"  // ends_with
 #include "scenario/scenario.hpp"
 
 namespace attn {
@@ -28,16 +29,13 @@ inline DiskFolder disk_folder(const std::string& base) {
     if (!dir.empty() && dir.back() != '/') dir += '/';
     return dir + name;
   };
-  const auto weights = [](const std::string& name) {
-    return name.size() > 12 && name.compare(name.size() - 12, 12, ".safetensors") == 0;
-  };
   DiskFolder d;
-  d.files = [path, weights](const std::string& folder, const std::string& name, Blob& out) {
+  d.files = [path](const std::string& folder, const std::string& name, Blob& out) {
     std::ifstream f(path(folder, name), std::ios::binary | std::ios::ate);
     if (!f) return false;
     const uint64_t size = static_cast<uint64_t>(f.tellg());
     uint64_t want = size;
-    if (weights(name)) {  // the 8-byte length, then the header if the core's limit allows it
+    if (ends_with(name, ".safetensors")) {  // the 8-byte length, then the header if the core's limit allows it
       unsigned char len[8] = {};
       f.seekg(0);
       f.read(reinterpret_cast<char*>(len), 8);

@@ -64,7 +64,7 @@ test('the Node CLI reads the folder relative to the scenario file', () => {
   assert.deepEqual(JSON.parse(p.stdout).ids, json('llama_gqa_f32.expected.json').ids);
 });
 
-// The Node CLI's way (bindings/cli.mjs diskFolder): each weight file's header and size, then run
+// The Node CLI's way (bindings/disk-folder.mjs diskFolder): each weight file's header and size, then run
 // reads the weights a range at a time straight into the module; the same numbers as whole files.
 test('run with sizes and range reads each weight file\'s data once, a range at a time, and gives the reference\'s numbers', () => {
   for (const name of ['gpt2_bare_f16_sharded', 'llama_gqa_f32']) {
