@@ -10,6 +10,7 @@ import { dirname, resolve } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { MAX_THREADS, hasRelaxedSimd, loadAttention } from './attention.mjs';
 import { diskFolder } from './disk-folder.mjs';
+import { resultJsonPieces } from './result-json.mjs';
 import { setMemoryBudget } from './pretrained.mjs';
 import { withTokens } from './tokenizer.mjs';
 
@@ -17,57 +18,6 @@ import { withTokens } from './tokenizer.mjs';
 // behind a flag, turned on here before any module is compiled, so a scenario exported from the page
 // re-runs here to the page's numbers bit for bit (where that build is missing, the SIMD128 one runs).
 if (!hasRelaxedSimd()) setFlagsFromString('--experimental-wasm-relaxed-simd');
-
-// Same layout as the native CLI's result_to_json: floats with 9 significant digits (round-trip float32).
-export function resultToJson(r) {
-  const num = (v) => (Number.isFinite(v) ? String(Number(v.toPrecision(9))) : `"${v}"`);  // "NaN", "Infinity", "-Infinity" as core/scenario.cpp
-  const arr = (data) => `[${Array.from(data, num).join(',')}]`;
-  const out = r.outputs.map((o) => `{"name":${JSON.stringify(o.name)},"shape":${JSON.stringify(o.shape)}`
-    + `${o.step ? `,"step":${JSON.stringify(o.step)}` : ''},"data":${arr(o.data)}}`);
-  let s = `{"module":${JSON.stringify(r.module)},"outputs":[\n${out.join(',\n')}]`;
-  if (r.steps.length) {
-    const steps = r.steps.map(({ data, grad, ...meta }) => `${JSON.stringify(meta).slice(0, -1)},"data":${arr(data)}`
-      + `${grad ? `,"grad":${arr(grad)}` : ''}}`);
-    s += `,"steps":[\n${steps.join(',\n')}]`;
-  }
-  s += `,"attention":${JSON.stringify(r.attention)}`;
-  if (r.loss !== undefined) s += `,"loss":${num(r.loss)}`;
-  if (r.losses?.length) s += `,"losses":${arr(r.losses)}`;
-  for (const key of ['grads', 'inputs', 'params']) {
-    if (r[key]?.length) s += `,"${key}":[\n${r[key].map((o) => `{"name":${JSON.stringify(o.name)},"shape":${JSON.stringify(o.shape)},"data":${arr(o.data)}}`).join(',\n')}]`;
-  }
-  s += interpJson(r, num, arr);
-  if (r.ids) {  // generation: as core/result_json.cpp writes it
-    const steps = (list) => list.map(({ data, ...meta }) => `${JSON.stringify(meta).slice(0, -1)},"data":${arr(data)}}`).join(',\n');
-    const tokens = r.generated.map(({ steps: st, top_probs: probs, ...g }) => {
-      const head = JSON.stringify({ position: g.position, mode: g.mode, ids: g.ids, top_ids: g.top_ids }).slice(0, -1);
-      return `${head},"top_probs":[${probs.map((row) => arr(row)).join(',')}],"cache":${JSON.stringify(g.cache)}`
-        + `${st ? `,"steps":[\n${steps(st)}]` : ''}}`;
-    });
-    s += `,"ids":${JSON.stringify(r.ids)},"generated":[\n${tokens.join(',\n')}]`;
-  }
-  return `${s}}\n`;
-}
-
-// SCENARIO.md, "Interpretability", as core/scenario/result_json.cpp writes it (put_interp).
-function interpJson(r, num, arr) {
-  const cells = (list, key) => list.map((c) => `{"step":${JSON.stringify(c.step)}${c.head !== undefined ? `,"head":${c.head}` : ''}`
-    + `${c.position !== undefined ? `,"position":${c.position}` : ''},"${key}":${num(c[key])}}`).join(',\n');
-  let s = '';
-  if (r.patching) {
-    const p = r.patching;
-    s += `,\n"patching":{"clean_metric":${num(p.clean_metric)},"corrupted_metric":${num(p.corrupted_metric)},"cells":[\n${cells(p.cells, 'metric')}]}`;
-  }
-  if (r.attribution_patching) s += `,\n"attribution_patching":{"cells":[\n${cells(r.attribution_patching.cells, 'estimate')}]}`;
-  if (r.logit_lens?.length) {
-    s += `,\n"logit_lens":[\n${r.logit_lens.map((e) => `{"step":${JSON.stringify(e.step)},"shape":${JSON.stringify(e.shape)},"data":${arr(e.data)}}`).join(',\n')}]`;
-  }
-  if (r.logit_attribution) {
-    const a = r.logit_attribution;
-    s += `,\n"logit_attribution":{"total":${num(a.total)},"components":[\n${a.components.map((c) => `{"name":${JSON.stringify(c.name)},"value":${num(c.value)}}`).join(',\n')}]}`;
-  }
-  return s;
-}
 
 // ATTENTION_THREADS, as the native CLI takes it: the threads the core computes with (here 1 to
 // MAX_THREADS, a worker thread each beside this one); unset, the cores (at most 8). An Error
@@ -142,9 +92,14 @@ async function main(argv) {
       // the core's tensors may hold the weights beside its working memory, as the native CLI's
       setMemoryBudget(core, DEFAULT_BUDGET + MAX_MODEL_BYTES);
     }
-    // inputs given as text: the folder's tokenizer makes them ids (bindings/tokenizer.mjs)
-    const scenario = options.files ? (await withTokens(parsed, options.files)).scenario : text;
-    process.stdout.write(resultToJson(core.run(scenario, options)));
+    // inputs given as text: the folder's tokenizer makes them ids (bindings/tokenizer.mjs; without
+    // a folder, or with text that is not a string or beside ids, an Error naming the input)
+    const tokenized = parsed && (await withTokens(parsed, options.files)).scenario;
+    const scenario = options.files ? tokenized : text;
+    for (const piece of resultJsonPieces(core.run(scenario, options))) {
+      if (process.stdout.errored) break;  // the reader has gone (EPIPE, below): nothing more to make
+      process.stdout.write(piece);
+    }
     return 0;
   } catch (e) {
     process.stderr.write(`error: ${String(e.message).replace(/\n/g, ' ')}\n`);

@@ -112,8 +112,17 @@ export async function loadTokenizer(read, modelType) {
 // The scenario with each input {"name", "text"} turned into {"name", "shape": [1, n], "data": ids}
 // by the "pretrained" folder's tokenizer; the pieces of each, by input name, beside it.
 export async function withTokens(scenario, read) {
-  const inputs = scenario.inputs ?? [];
-  if (!inputs.some((i) => i && typeof i.text === 'string')) return { scenario, tokens: {} };
+  const inputs = Array.isArray(scenario?.inputs) ? scenario.inputs : [];
+  const given = (i) => i && typeof i === 'object' && i.text !== undefined;
+  if (!inputs.some(given)) return { scenario, tokens: {} };
+  for (const [at, input] of inputs.entries()) {
+    if (!given(input)) continue;
+    const what = `input '${input.name ?? `inputs[${at}]`}'`;
+    if (typeof input.text !== 'string')
+      throw Object.assign(new Error(`${what}: text must be a string, got ${JSON.stringify(input.text)}`), { field: `inputs.${input.name}` });
+    if (input.data !== undefined || input.shape !== undefined)
+      throw Object.assign(new Error(`${what}: give its text or its ids ("data" and "shape"), not both`), { field: `inputs.${input.name}` });
+  }
   if (typeof scenario.pretrained !== 'string' || typeof read !== 'function')
     throw Object.assign(new Error('an input given as text needs "pretrained": a model folder whose tokenizer turns it into ids'), { field: 'inputs' });
   let modelType;
@@ -123,7 +132,7 @@ export async function withTokens(scenario, read) {
   const tok = await loadTokenizer(read, modelType);
   const tokens = {};
   const out = inputs.map((input) => {
-    if (!input || typeof input.text !== 'string') return input;
+    if (!given(input)) return input;
     const { text: s, ...rest } = input;
     const ids = tok.encode(s);
     if (ids.length === 0) throw Object.assign(new Error(`input '${input.name}': the text "${s}" gives no tokens`), { field: `inputs.${input.name}` });

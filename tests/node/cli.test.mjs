@@ -9,6 +9,7 @@ import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { resultJsonPieces } from '../../bindings/result-json.mjs';
 import { started } from '../../scripts/processes.mjs';
 import { fixtureNames, fixturesDir } from './fixtures.mjs';
 
@@ -118,4 +119,25 @@ test('the WASM CLI stops quietly when its reader stops early (| head)', async ()
   const code = await new Promise((resolve) => child.on('close', resolve));
   assert.equal(stderr, '');
   assert.equal(code, 0);
+});
+
+test("the WASM CLI's result comes in pieces of at most 65,536 values: an output no one string can hold still prints", async () => {
+  // 300,000 values (about 3.6 MB of text) in one output and in a step; a generated token's rows
+  const data = Float32Array.from({ length: 300000 }, (_, i) => Math.sin(i) * 1e3);
+  const r = {
+    module: 'GPT', outputs: [{ name: 'output', shape: [1, 300000], data }], attention: [],
+    steps: [{ name: 'logits', op: 'linear', data, grad: data.subarray(0, 5) }], losses: [1.5, NaN],
+    ids: [[1, 2]], generated: [{ position: 1, mode: 'prefill', ids: [2], top_ids: [[2, 1]], top_probs: [[0.75, 0.25]], cache: null }],
+  };
+  const pieces = [...resultJsonPieces(r)];
+  const longest = Math.max(...pieces.map((p) => p.length));
+  assert.ok(longest < 65536 * 20, `a piece of ${longest} characters`);
+  const j = JSON.parse(pieces.join(''));
+  assert.deepEqual(j.outputs[0].shape, [1, 300000]);
+  assert.equal(j.outputs[0].data.length, 300000);
+  assert.deepEqual(Float32Array.from(j.outputs[0].data), data);  // 9 significant digits: float32 round trip
+  assert.deepEqual(Float32Array.from(j.steps[0].data), data);
+  assert.deepEqual(j.steps[0].grad, Array.from(data.subarray(0, 5), (v) => Number(v.toPrecision(9))));
+  assert.deepEqual(j.losses, [1.5, 'NaN']);
+  assert.deepEqual(j.generated[0].top_probs, [[0.75, 0.25]]);
 });

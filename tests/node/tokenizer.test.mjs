@@ -85,6 +85,11 @@ test('an input given as text: the bindings and the Node CLI tokenize it, the nat
   const a = core.run(ids, { files }), b = core.run({ ...scenario, inputs: [{ name: 'input_ids', shape: [1, 2], data: [32, 35] }] }, { files });
   assert.deepEqual([...a.outputs[0].data], [...b.outputs[0].data]);
   assert.throws(() => core.run(scenario, { files }), /is text: the core takes token ids/);
+  // text that is not a string, or beside ids: refused by name, never one silently over the other
+  await assert.rejects(withTokens({ ...scenario, inputs: [{ name: 'input_ids', text: 5 }] }, read(folder)),
+    /^Error: input 'input_ids': text must be a string, got 5$/);
+  await assert.rejects(withTokens({ ...scenario, inputs: [{ name: 'input_ids', text: 'the cat', shape: [1, 1], data: [3] }] }, read(folder)),
+    /^Error: input 'input_ids': give its text or its ids \("data" and "shape"\), not both$/);
 
   const dir = mkdtempSync(join(tmpdir(), 'attn-text-'));
   try {
@@ -95,6 +100,12 @@ test('an input given as text: the bindings and the Node CLI tokenize it, the nat
     assert.equal(node.status, 0, node.stderr);
     // the CLI may run the relaxed-SIMD build (fused multiply-adds): the same numbers within float rounding
     assert.ok(compare(Float32Array.from(JSON.parse(node.stdout).outputs[0].data), b.outputs[0].data).ok);
+    // without a folder the Node CLI names what text needs (not the native CLI's words)
+    writeFileSync(join(dir, 'no-folder.json'), JSON.stringify({ module: 'GPT', config: { vocab_size: 10, block_size: 8, n_layer: 1, n_head: 2, n_embd: 8 },
+      inputs: [{ name: 'idx', text: 'the cat' }] }));
+    const bare = spawnSync(process.execPath, [cli, 'run', join(dir, 'no-folder.json')], { encoding: 'utf8' });
+    assert.equal(bare.status, 1);
+    assert.equal(bare.stderr, 'error: an input given as text needs "pretrained": a model folder whose tokenizer turns it into ids\n');
     const native = spawnSync(fileURLToPath(new URL('../../build/native/attention-cli', import.meta.url)), ['run', file], { encoding: 'utf8' });
     if (!native.error) {
       assert.equal(native.status, 1);
