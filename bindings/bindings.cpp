@@ -485,7 +485,10 @@ double heap_used() { return static_cast<double>(mallinfo().uordblks); }
 double heap_peak() { return static_cast<double>(mallinfo().usmblks); }
 // The bytes the core's tensors may hold at once (core/base/tensor.hpp; 768 MiB unless set): a worker
 // that keeps one checkpoint while it builds the next needs room for both.
-void set_memory_budget(double bytes) { attn::set_memory_budget(static_cast<size_t>(bytes)); }
+// More than the address space holds (4 GiB here): no budget short of the heap's own limit.
+void set_memory_budget(double bytes) {
+  attn::set_memory_budget(bytes >= static_cast<double>(SIZE_MAX) ? SIZE_MAX : static_cast<size_t>(bytes));
+}
 // Grows the heap once by `bytes` (a block allocated and freed: malloc takes the model's tensors
 // from it later). Memory grown a tensor at a time overshoots by up to a fifth of its size at each
 // step (Emscripten's geometric growth): a model of 500 MB then holds 690. False when the heap cannot.

@@ -32,7 +32,11 @@ export const reserveHeap = (core, bytes) => full(core).reserveHeap(bytes);
 export const heapPeak = (core) => full(core).heapPeak();
 // The bytes the core's tensors may hold at once (768 MiB unless set; a tensor past it is refused
 // with a message): a worker keeping one checkpoint while it builds the next needs room for both.
-export const setMemoryBudget = (core, bytes) => full(core).setMemoryBudget(bytes);
+// An Error naming `bytes` unless it is a number >= 0; past 4 GiB, the heap's own limit is the one left.
+export const setMemoryBudget = (core, bytes) => {
+  if (typeof bytes !== 'number' || !(bytes >= 0)) throw new Error(`setMemoryBudget: bytes (${typeof bytes === 'string' ? JSON.stringify(bytes) : String(bytes)}) must be a number of bytes, 0 or more`);
+  full(core).setMemoryBudget(bytes);
+};
 
 // A trainer built from a folder's headers and sizes: {tensors: [{file, name, dtype, begin, end,
 // count}] (byte ranges in each file), write(i, first, bytes) (tensor i's values from value `first`

@@ -8,6 +8,10 @@
 #include <mutex>
 #include <numeric>
 
+#ifdef __EMSCRIPTEN__
+#include <emscripten/heap.h>
+#endif
+
 #include "base/error.hpp"
 #include "base/threads.hpp"
 
@@ -53,8 +57,14 @@ class StoragePool {
       } catch (const std::bad_alloc&) {
         std::lock_guard<std::mutex> lock(mu_);
         live_ -= n * sizeof(float);
+#ifdef __EMSCRIPTEN__
+        fail("a tensor of shape ", shape_str(shape), " (", mib(static_cast<double>(n) * sizeof(float)),
+             " MiB) does not fit in this WebAssembly memory (", mib(static_cast<double>(emscripten_get_heap_max())),
+             " MiB at most, its tensors and the rest): make the scenario smaller");
+#else
         fail("a tensor of shape ", shape_str(shape), " (", mib(static_cast<double>(n) * sizeof(float)),
              " MiB) does not fit in this machine's free memory: make the scenario smaller");
+#endif
       }
     }
     return std::shared_ptr<float>(p, [this, n](float* q) { give(q, n); });

@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { test } from 'node:test';
 import { loadAttention } from '../../bindings/attention.mjs';
 import { diskFolder } from '../../bindings/disk-folder.mjs';
-import { forkGeneration, lastLogits, pretrainedPlan, readModel, sessionGenerator, setInterventions } from '../../bindings/pretrained.mjs';
+import { forkGeneration, lastLogits, pretrainedPlan, readModel, sessionGenerator, setInterventions, setMemoryBudget } from '../../bindings/pretrained.mjs';
 import { checkResult } from './fixtures.mjs';
 
 const dir = new URL('../fixtures/pretrained/', import.meta.url);
@@ -162,6 +162,24 @@ test('folderUrl: a Hub model page, tree view or file link reads the folder at re
 // The page's check before a download (web/model/loader.js): the index alone lists the shards
 // without reading them; their headers and sizes alone give the plan, and a size short of what a
 // header claims (a truncated download) is refused before the data is asked for.
+test('setMemoryBudget: a value that is no number of bytes is refused by name; past 4 GiB the WebAssembly memory is the limit, and its message says so', () => {
+  for (const bad of [-1, Number.NaN, '5', undefined])
+    assert.throws(() => setMemoryBudget(core, bad), new RegExp(`^Error: setMemoryBudget: bytes \\(${bad === '5' ? '"5"' : String(bad)}\\) must be a number of bytes, 0 or more$`));
+  // 4 GiB wrapped to a budget of 0 bytes in 32-bit WebAssembly before: every tensor refused
+  const attention = (T, H) => ({ module: 'CausalMultiHeadAttention', seed: 1, inputs: [{ name: 'x', shape: [1, T, 4], init: 'randn' }],
+    config: { d_in: 4, d_out: 2 * H, context_length: T, dropout: 0, num_heads: H, qkv_bias: false } });
+  try {
+    setMemoryBudget(core, 2 ** 32);
+    assert.deepEqual(core.run(attention(8, 2)).outputs[0].shape, [1, 8, 4]);
+    // 40 heads x 4096 x 4096 weights: 2560 MiB, past the 2048 MiB this build's memory may grow to
+    assert.throws(() => core.run(attention(4096, 40)),
+      /^Error: a tensor of shape \[1, 40, 4096, 4096\] \(2560 MiB\) does not fit in this WebAssembly memory \(2048 MiB at most, its tensors and the rest\): make the scenario smaller$/);
+    assert.deepEqual(core.run(attention(8, 2)).outputs[0].shape, [1, 8, 4]);  // and the core goes on
+  } finally {
+    setMemoryBudget(core, 768 * 2 ** 20);
+  }
+});
+
 test('pretrainedPlan: the index lists the shards unread; the headers and sizes plan the folder', () => {
   const files = folder('gpt2_bare_f16_sharded');
   const asked = [];
