@@ -232,6 +232,10 @@ TEST_CASE("generate errors name their field; a prompt longer than block_size is 
   CHECK(field_of(gpt_scenario(kConfig, "[1, 2]", "[1, 2]", R"({"max_new_tokens": 2, "top_p": 0})")) == "generate.top_p");
   CHECK(field_of(gpt_scenario(kConfig, "[1, 2]", "[1, 2]", R"({"max_new_tokens": 2, "beam": 3})")) == "generate");
   CHECK(field_of(gpt_scenario(kConfig, "[1, 2]", "[1, 70]", ok)) == "inputs.idx");
+  // a fraction or a negative is no token id: refused as the forward refuses it, never cut to one
+  for (const char* ids : {"[1, 2.5]", "[1, -0.5]"})
+    CHECK_THROWS_WITH(attn::run_json(gpt_scenario(kConfig, "[1, 2]", ids, ok)),
+                      Catch::Matches("input 'idx' value (2\\.5|-0\\.5) at position 1 is not a token id: ids must be integers in \\[0, 65\\) \\(vocab_size\\)"));
   CHECK(field_of(R"({"module": "CausalTransformer", "config": {"vocab_size": 5, "emb_dim": 4, "num_heads": 2, "ffn_dim": 4,
       "num_layers": 1, "context_length": 4}, "inputs": [{"name": "idx", "shape": [1, 2], "data": [1, 2]}], "generate": {"max_new_tokens": 1}})") ==
         "generate");
