@@ -8,6 +8,7 @@
 //   attention-cli modules         print the module table as JSON
 //   attention-cli --version
 // Bad input: exit 1 with one line "error: <what, rule, fix>" on stderr. Never aborts.
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <iterator>
@@ -21,7 +22,10 @@
 
 namespace {
 
+// false for a path that cannot be read, a folder among them (an ifstream opens one and reads nothing)
 bool read_file(const std::string& path, std::string& out) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) return false;
   std::ifstream f(path, std::ios::binary);
   if (!f) return false;
   std::ostringstream ss;

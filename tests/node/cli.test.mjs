@@ -106,6 +106,13 @@ test('both CLIs reject a malformed or invalid scenario with the same one-line er
   }
   assert.equal(native(['run', join(dir, 'missing.json')]).status, 1);
   assert.equal(wasm(['run', join(dir, 'missing.json')]).status, 1);
+  // a folder where a file belongs: the same words from both (natively it read as 0 bytes before)
+  for (const args of [['run', dir], ['weights', dir], ['run', join(dir, 'invalid.json'), '--weights', dir]]) {
+    const n = native(args), w = wasm(args);
+    assert.equal(n.status, 1, args.join(' '));
+    assert.match(n.stderr, /^error: cannot read (scenario|weights) file '.+': check the path\n$/);
+    assert.equal(w.stderr, n.stderr, args.join(' '));
+  }
 });
 
 test('the WASM CLI stops quietly when its reader stops early (| head)', async () => {
