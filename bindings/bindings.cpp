@@ -243,9 +243,17 @@ class Trainer : public Failure {
     guard([&] { session_ = std::make_unique<attn::Session>(parse(scenario_json, buffers, blobs)); });
   }
   bool setInput(const std::string& name, val shape, val data) {
-    return guard([&] { session_->set_input(name, shape_of(shape), floats(data).data()); });
+    return guard([&] {
+      const std::vector<float> v = floats(data);
+      session_->set_input(name, shape_of(shape, "inputs." + name, "input '" + name + "'"), v.data(), v.size());
+    });
   }
-  bool setTarget(val shape, val data) { return guard([&] { session_->set_target(shape_of(shape), floats(data).data()); }); }
+  bool setTarget(val shape, val data) {
+    return guard([&] {
+      const std::vector<float> v = floats(data);
+      session_->set_target(shape_of(shape, "target", "the target"), v.data(), v.size());
+    });
+  }
   double step() {
     double loss = NAN;
     guard([&] { loss = session_->step(); });
@@ -341,8 +349,14 @@ class Trainer : public Failure {
 #endif
 
  private:
-  static attn::Shape shape_of(val shape) {
+  // whole sizes from 1 to the inputs' limit (Session checks the rest): 1.5 or NaN is not cut to one
+  static attn::Shape shape_of(val shape, const std::string& field, const std::string& what) {
     const std::vector<double> d = convertJSArrayToNumberVector<double>(shape);
+    for (double x : d)
+      if (!(x >= 1 && x <= static_cast<double>(attn::kMaxInputElements) && x == std::floor(x))) {
+        if (std::isnan(x)) attn::fail_at(field, what, ": the shape's sizes must be whole numbers >= 1, got NaN");
+        attn::fail_at(field, what, ": the shape's sizes must be whole numbers >= 1, got ", x);
+      }
     return attn::Shape(d.begin(), d.end());
   }
   static std::vector<float> floats(val data) { return convertJSArrayToNumberVector<float>(data); }

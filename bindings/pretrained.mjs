@@ -81,7 +81,9 @@ export function readModel(trainer, readings, { position = -1, top = 5 } = {}) {
 // trainer built with "generate" in its scenario (its temperature, top_k, top_p, cache), at most
 // maxNew tokens. The generation borrows the module: delete() it before the trainer.
 export function sessionGenerator(trainer, maxNew) {
-  const native = trainer._t.generator(maxNew);
+  if (!Number.isInteger(maxNew) || maxNew < 1)  // 1.5 or NaN would reach the core cut to a whole number
+    throw Object.assign(new Error(`sessionGenerator: maxNew (${typeof maxNew === 'string' ? JSON.stringify(maxNew) : String(maxNew)}) must be a whole number of tokens, 1 or more`), { field: 'generate.max_new_tokens' });
+  const native = trainer._t.generator(Math.min(maxNew, 2 ** 31 - 1));  // the core's int; the scenario's max_new_tokens bounds it anyway
   if (!native) throwIfFailed(trainer._t);
   return new Generation(native);
 }

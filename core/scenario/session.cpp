@@ -6,6 +6,7 @@
 
 #include "base/build.hpp"
 #include "base/error.hpp"
+#include "base/limits.hpp"
 #include "base/safetensors.hpp"
 #include "math/ops.hpp"
 #include "scenario/fields.hpp"
@@ -267,9 +268,26 @@ void Session::stream_weights(const FolderRange& range) {
 }
 #endif
 
-void Session::set_input(const std::string& name, const Shape& shape, const float* data) {
+namespace {
+// Values handed over with their shape (the bindings' setInput, setTarget): 1 to 8 sizes, each at
+// least 1, within the inputs' element limit, and one value per element.
+void check_values(const std::string& field, const std::string& what, const Shape& shape, size_t count) {
+  if (shape.empty() || shape.size() > 8) fail_at(field, what, ": the shape ", shape_str(shape), " must have 1 to 8 sizes, e.g. [1, 6]");
+  int64_t n = 1;
+  for (int64_t d : shape) {
+    if (d < 1 || d > kMaxInputElements) fail_at(field, what, ": the shape ", shape_str(shape), ": each size must be an integer >= 1, got ", d);
+    n *= d;
+    if (n > kMaxInputElements) fail_at(field, what, ": the shape ", shape_str(shape), " has more than ", kMaxInputElements, " elements: the limit per tensor");
+  }
+  if (static_cast<int64_t>(count) != n)
+    fail_at(field, what, " has ", count, " values but the shape ", shape_str(shape), " needs ", n, ": give one value per element, row-major");
+}
+}  // namespace
+
+void Session::set_input(const std::string& name, const Shape& shape, const float* data, size_t count) {
   for (size_t i = 0; i < info_->inputs.size(); ++i) {
     if (info_->inputs[i].name != name) continue;
+    check_values("inputs." + name, "input '" + name + "'", shape, count);
     Tensor& t = inputs_[i];
     if (!t.defined() || t.shape() != shape) t = Tensor::empty(shape);  // the same buffer while the shape stays
     std::copy(data, data + t.numel(), t.data());
@@ -278,7 +296,8 @@ void Session::set_input(const std::string& name, const Shape& shape, const float
   fail_at("inputs", "'", name, "' is not an input of ", info_->id);
 }
 
-void Session::set_target(const Shape& shape, const float* data) {
+void Session::set_target(const Shape& shape, const float* data, size_t count) {
+  check_values("target", "the target", shape, count);
   if (!target_.defined() || target_.shape() != shape) target_ = Tensor::empty(shape);
   std::copy(data, data + target_.numel(), target_.data());
 }

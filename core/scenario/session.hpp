@@ -16,9 +16,10 @@ class Session {
  public:
   explicit Session(const Scenario& s);
 
-  // Replace an input (by name) or the loss's target for the next calls; checked like scenario data.
-  void set_input(const std::string& name, const Shape& shape, const float* data);
-  void set_target(const Shape& shape, const float* data);
+  // Replace an input (by name) or the loss's target for the next calls: count values, row-major;
+  // refused (attn::Error) unless the shape holds exactly that many, within the inputs' limit.
+  void set_input(const std::string& name, const Shape& shape, const float* data, size_t count);
+  void set_target(const Shape& shape, const float* data, size_t count);
 
   // On the current inputs: the outputs (steps when trace); with the scenario's loss, its value and
   // every gradient (grads, and each traced step's); one training step (needs "optimize").

@@ -331,6 +331,14 @@ test('forkGeneration repeats the same step on the KV cache; lastLogits are the f
   const ids = [3, 17, 42, 8, 8, 30];
   const tr = core.trainer({ pretrained: 'g', inputs: [{ name: 'idx', shape: [1, 6], data: ids }], generate: { max_new_tokens: 3, temperature: 0 } },
     { files: folder('gpt2_prefix_f32') });
+  // a count of new tokens that is no whole number >= 1 is refused by name (1.5 and NaN reached the core cut before)
+  for (const bad of [0, 1.5, Number.NaN, '2'])
+    assert.throws(() => sessionGenerator(tr, bad), (e) => e.field === 'generate.max_new_tokens'
+      && e.message === `sessionGenerator: maxNew (${bad === '2' ? '"2"' : String(bad)}) must be a whole number of tokens, 1 or more`);
+  // the prompt's ids as a trainer's input: a fraction is no token id (it was generated from, cut to 2)
+  tr.setInput('idx', Float32Array.from([3, 2.5]), [1, 2]);
+  assert.throws(() => sessionGenerator(tr, 1).next(), /^Error: input 'idx' value 2\.5 at position 1 is not a token id: ids must be integers in \[0, 50\) \(vocab_size\)$/);
+  tr.setInput('idx', Float32Array.from(ids), [1, 6]);
   const g = sessionGenerator(tr, 3);
   const forks = [];
   try {

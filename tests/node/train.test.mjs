@@ -81,6 +81,19 @@ test('bad training fields name their field; a failed call leaves the trainer usa
   assert.throws(() => trainer.step(), (e) => e.field === 'loss.target');
   trainer.setTarget(new Float32Array(40), [2, 5, 4]);
   assert.ok(Number.isFinite(trainer.step()));
+  // values that do not fill the shape, or a shape that is no shape: refused by name (too few values
+  // were read past their end before), and the trainer goes on as it was
+  const refused = [
+    [() => trainer.setInput('x', new Float32Array(39), [2, 5, 4]), 'inputs.x', "input 'x' has 39 values but the shape [2, 5, 4] needs 40: give one value per element, row-major"],
+    [() => trainer.setInput('x', new Float32Array(41), [2, 5, 4]), 'inputs.x', "input 'x' has 41 values but the shape [2, 5, 4] needs 40: give one value per element, row-major"],
+    [() => trainer.setInput('x', new Float32Array(40), [2, 5, 4.5]), 'inputs.x', "input 'x': the shape's sizes must be whole numbers >= 1, got 4.5"],
+    [() => trainer.setInput('x', new Float32Array(0), [2, Number.NaN, 4]), 'inputs.x', "input 'x': the shape's sizes must be whole numbers >= 1, got NaN"],
+    [() => trainer.setInput('x', new Float32Array(1), [1, 1, 1, 1, 1, 1, 1, 1, 1]), 'inputs.x', "input 'x': the shape [1, 1, 1, 1, 1, 1, 1, 1, 1] must have 1 to 8 sizes, e.g. [1, 6]"],
+    [() => trainer.setTarget(new Float32Array(8), [2, 5, 4]), 'target', 'the target has 8 values but the shape [2, 5, 4] needs 40: give one value per element, row-major'],
+    [() => trainer.setTarget(new Float32Array(40), [2, 0, 4]), 'target', "the target: the shape's sizes must be whole numbers >= 1, got 0"],
+  ];
+  for (const [call, field, message] of refused) assert.throws(call, (e) => e.field === field && e.message === message, message);
+  assert.ok(Number.isFinite(trainer.step()));
   trainer.delete();
 });
 
