@@ -336,6 +336,8 @@ class Trainer : public Failure {
   }
   bool writeWeights(int i, double first, val bytes) {
     return guard([&] {
+      if (!bytes.instanceof(val::global("Uint8Array")))  // a list of numbers would be copied as bytes
+        attn::fail_at("weights", "writeWeights: tensor ", i, "'s bytes must be a Uint8Array, got ", bytes.typeOf().as<std::string>());
       const attn::Blob b = heap_copy(bytes);
       session_->write_weights(static_cast<size_t>(i), static_cast<int64_t>(first), b.data(), b.size());
     });

@@ -178,6 +178,7 @@ Session::Session(const Scenario& s) : s_(s), info_(&module_info(s.module)), gen_
       return std::pair<const std::string&, const Shape&>(planned[i].target, planned[i].shape);
     });
     stream_written_.assign(planned.size(), 0);
+    weights_ready_ = false;
   }
 #endif
   set_params(s, params);
@@ -235,8 +236,20 @@ void Session::finish_weights() {
       fail_at("weights", "weights '", s_.streamed->name, "': '", planned[i].entry.name, "' got ", stream_written_[i], " of its ", planned[i].entry.count,
               " values: the download was cut");
   std::vector<float>().swap(stream_buffer_);
+  weights_ready_ = true;
+}
+#endif
+
+// Nothing computes on parameters whose streamed values have not all come (uninitialised memory).
+void Session::require_weights() const {
+#if ATTN_PRETRAINED
+  if (!weights_ready_)
+    fail_at("weights", "weights '", s_.streamed->name, "': the model's weights are still coming (", s_.streamed->tensors.size(),
+            " tensors planned from the headers): write them all and finish (write_weights, finish_weights) before a forward or a generation");
+#endif
 }
 
+#if ATTN_PRETRAINED
 void Session::stream_weights(const FolderRange& range) {
   if (!s_.streamed) fail_at("weights", "stream_weights: this session's weights were not planned from a folder's headers");
   const StreamedWeights& w = *s_.streamed;
@@ -326,6 +339,7 @@ void set_readings(Scenario& s, Readings r) {
 }  // namespace
 
 Result Session::read(const std::string& readings) {
+  require_weights();
   Scenario next;
   parse_readings(readings, *info_, next);
   // this forward's readings in place of the session's own, which come back after it
@@ -366,6 +380,7 @@ std::unique_ptr<Context> Session::row_forward(int64_t row, std::vector<Intervent
 }
 
 Result Session::forward(bool trace) {
+  require_weights();
   Context ctx(*gen_, s_.train, trace || s_.records());
   intervene_in(ctx);
   Result r;
@@ -398,6 +413,7 @@ void Session::interpret(const Context& ctx, Result& r) {
 }
 
 Result Session::gradients(bool trace, bool backward) {
+  require_weights();
   Context ctx(*gen_, s_.train, trace, backward);
   intervene_in(ctx);
   const TrainStep t = backward ? trainer_->forward_backward(ctx, inputs_, target_) : trainer_->forward_loss(ctx, inputs_, target_);
@@ -423,9 +439,13 @@ Result Session::gradients(bool trace, bool backward) {
   return r;
 }
 
-float Session::step() { return trainer_->step(inputs_, target_); }
+float Session::step() {
+  require_weights();
+  return trainer_->step(inputs_, target_);
+}
 
 std::unique_ptr<Generation> Session::generation() {
+  require_weights();
   for (size_t i = 0; i < info_->inputs.size(); ++i)
     if (info_->inputs[i].kind == InputKind::Ids)
       return std::make_unique<Generation>(trainer_->module(), params(), *gen_, inputs_[i], s_.generation, s_.trace,

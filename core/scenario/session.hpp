@@ -60,6 +60,7 @@ class Session {
   Module& module() { return trainer_->module(); }
 
  private:
+  void require_weights() const;  // an Error while streamed weights have not all come
   void intervene_in(Context& ctx) const;
   void interpret(const Context& ctx, Result& r);
   std::unique_ptr<Context> row_forward(int64_t row, std::vector<Intervention>& kept);
@@ -72,6 +73,7 @@ class Session {
   std::vector<Tensor*> stream_targets_;  // Scenario::streamed's tensors' parameters (nullptr: a buffer)
   std::vector<int64_t> stream_written_;  // values written of each
   std::vector<float> stream_buffer_;     // a transposed tensor's values on their way
+  bool weights_ready_ = true;            // false from planning until finish_weights()
 #endif
   Tensor target_;
 };

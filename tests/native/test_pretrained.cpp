@@ -366,6 +366,10 @@ TEST_CASE("weights streamed into a session give the numbers of the folder loaded
     const attn::StreamedWeights& w = *streamed.streamed();
     REQUIRE(!w.tensors.empty());
     CHECK_THROWS_WITH(streamed.finish_weights(), Catch::Contains("the download was cut"));
+    // nothing computes on parameters whose values have not come (it ran on uninitialised memory)
+    const auto still_coming = Catch::Contains("the model's weights are still coming (" + std::to_string(w.tensors.size()) + " tensors");
+    CHECK_THROWS_WITH(streamed.forward(false), still_coming);
+    CHECK_THROWS_WITH(streamed.generation(), still_coming);
     for (size_t i = 0; i < w.tensors.size(); ++i) {
       const attn::PlannedTensor& t = w.tensors[i];
       const attn::Blob& file = whole.files.at(w.files[t.file]);

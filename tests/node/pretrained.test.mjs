@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { test } from 'node:test';
 import { loadAttention } from '../../bindings/attention.mjs';
 import { diskFolder } from '../../bindings/disk-folder.mjs';
-import { forkGeneration, lastLogits, pretrainedPlan, readModel, sessionGenerator, setInterventions, setMemoryBudget } from '../../bindings/pretrained.mjs';
+import { forkGeneration, lastLogits, pretrainedPlan, readModel, sessionGenerator, setInterventions, setMemoryBudget, streamedWeights } from '../../bindings/pretrained.mjs';
 import { checkResult } from './fixtures.mjs';
 
 const dir = new URL('../fixtures/pretrained/', import.meta.url);
@@ -93,6 +93,28 @@ test('run with sizes and range reads each weight file\'s data once, a range at a
       (e) => /options\.range\('.*\.safetensors', \.\.\.\) must give a Uint8Array, got string/.test(e.message) && e.field === 'pretrained', name);
     // without a range, a folder planned from its headers is a trainer's to stream
     assert.throws(() => core.run(json(`${name}.scenario.json`), { ...options, range: undefined }), /streamed into a trainer/);
+  }
+});
+
+test('a trainer planned from the headers computes nothing until every weight has come, and takes its bytes as a Uint8Array', () => {
+  const files = folder('gpt2_prefix_f32');
+  const headerOf = (b) => b.subarray(0, 8 + Number(b.readBigUInt64LE(0)));
+  const options = { files: (f) => (f.endsWith('.safetensors') ? headerOf(files[f]) : files[f] ?? null), sizes: (f) => files[f].length };
+  const tr = core.trainer({ pretrained: 'g', inputs: [{ name: 'idx', shape: [1, 3], data: [1, 2, 3] }], generate: { max_new_tokens: 1, temperature: 0 } }, options);
+  try {
+    const sink = streamedWeights(tr);
+    // before: a forward of uninitialised memory ("the inputs overflow float32"), a generation from it
+    const coming = (e) => e.field === 'weights' && e.message.includes(`the model's weights are still coming (${sink.tensors.length} tensors planned from the headers)`);
+    assert.throws(() => tr.forward({ trace: false }), coming);
+    assert.throws(() => sessionGenerator(tr, 1), coming);
+    // a list of numbers was copied as if it were bytes
+    assert.throws(() => sink.write(0, 0, [1, 2, 3, 4]), (e) => e.field === 'weights' && e.message === "writeWeights: tensor 0's bytes must be a Uint8Array, got object");
+    for (const [i, t] of sink.tensors.entries()) sink.write(i, 0, files[t.file].subarray(t.begin, t.end));
+    sink.finish();
+    const whole = core.run({ pretrained: 'g', inputs: [{ name: 'idx', shape: [1, 3], data: [1, 2, 3] }] }, { files });
+    assert.deepEqual(Array.from(tr.forward({ trace: false }).outputs[0].data), Array.from(whole.outputs[0].data));
+  } finally {
+    tr.delete();
   }
 });
 
