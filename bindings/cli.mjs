@@ -4,6 +4,7 @@
 //                                   "pretrained": "DIR" reads a Hugging Face model folder beside FILE.json
 //   node bindings/cli.mjs weights W.safetensors                     list the file's tensors
 //   node bindings/cli.mjs modules                                   print the module table
+//   node bindings/cli.mjs --version                                 print the core's version
 // Bad input: exit 1 with one line "error: ..." on stderr. ATTENTION_THREADS as the native CLI's.
 import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
@@ -48,7 +49,11 @@ async function main(argv) {
     process.stdout.write(`${JSON.stringify((await load()).modules())}\n`);
     return 0;
   }
-  const usage = 'usage: node bindings/cli.mjs run FILE.json [--weights W.safetensors] | node bindings/cli.mjs weights W.safetensors | node bindings/cli.mjs modules\n';
+  if (cmd === '--version' && argv.length === 1) {  // the core's, as attention-cli --version prints it
+    process.stdout.write(`${(await load()).version()}\n`);
+    return 0;
+  }
+  const usage = 'usage: node bindings/cli.mjs run FILE.json [--weights W.safetensors] | node bindings/cli.mjs weights W.safetensors | node bindings/cli.mjs modules | node bindings/cli.mjs --version\n';
   const readBytes = (path, what) => {
     try {
       return readFileSync(path);

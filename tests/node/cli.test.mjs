@@ -104,6 +104,11 @@ test('both CLIs reject a malformed or invalid scenario with the same one-line er
     assert.match(w.stderr, /^error: .+\n$/);
     if (file !== 'malformed.json') assert.equal(w.stderr, n.stderr, file);  // parser messages name positions alike
   }
+  // --version: the core's, the same from both
+  const [nv, wv] = [native(['--version']), wasm(['--version'])];
+  assert.equal(wv.status, 0);
+  assert.match(wv.stdout, /^\d+\.\d+\.\d+\n$/);
+  assert.equal(wv.stdout, nv.stdout);
   assert.equal(native(['run', join(dir, 'missing.json')]).status, 1);
   assert.equal(wasm(['run', join(dir, 'missing.json')]).status, 1);
   // a folder where a file belongs: the same words from both (natively it read as 0 bytes before)
