@@ -331,7 +331,7 @@ export async function loadAttention({ wasmBinary = null, simd = 'auto', fast = f
   if (simd === 'relaxed' && !hasRelaxedSimd()) throw new Error("loadAttention: simd is 'relaxed' but this engine does not validate relaxed SIMD (f32x4.relaxed_madd)");
   if (fast && wasmBinary) throw new Error('loadAttention: wasmBinary is the small build\'s bytes: leave fast out with it');
   if (threads !== 'auto' && !(Number.isInteger(threads) && threads >= 1 && threads <= MAX_THREADS))
-    throw new Error(`loadAttention: threads is ${JSON.stringify(threads)}: it must be 'auto' or a whole number from 1 to ${MAX_THREADS}`);
+    throw new Error(`loadAttention: threads is ${typeof threads === 'number' ? String(threads) : JSON.stringify(threads)}: it must be 'auto' or a whole number from 1 to ${MAX_THREADS}`);
   // setTimeout runs a delay past 2^31 - 1 ms (Infinity included) at once
   if (!(poolTimeoutMs > 0 && poolTimeoutMs <= MAX_TIMEOUT_MS))
     throw new Error(`loadAttention: poolTimeoutMs is ${typeof poolTimeoutMs === 'number' ? poolTimeoutMs : JSON.stringify(poolTimeoutMs)}: it must be a number of milliseconds above 0 and at most ${MAX_TIMEOUT_MS}`);

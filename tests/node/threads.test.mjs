@@ -71,8 +71,8 @@ test('a GPT and an attention big (or wide) enough to split across threads give t
 });
 
 test('loadAttention names a thread count it refuses', async () => {
-  for (const bad of [0, MAX_THREADS + 1, 1.5, '2'])
-    await assert.rejects(loadAttention({ threads: bad }), new RegExp(`threads is ${JSON.stringify(bad).replace(/[.]/g, '\\.')}: it must be 'auto' or a whole number from 1 to ${MAX_THREADS}`));
+  for (const [bad, shown] of [[0, '0'], [MAX_THREADS + 1, String(MAX_THREADS + 1)], [1.5, '1.5'], ['2', '"2"'], [Number.NaN, 'NaN']])
+    await assert.rejects(loadAttention({ threads: bad }), { message: `loadAttention: threads is ${shown}: it must be 'auto' or a whole number from 1 to ${MAX_THREADS}` });
   await assert.rejects(loadAttention({ threads: 2, wasmBinary: new Uint8Array(8) }), /threads is 2 but wasmBinary is the single-thread small build's bytes/);
 });
 
