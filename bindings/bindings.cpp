@@ -355,10 +355,8 @@ class Trainer : public Failure {
   static attn::Shape shape_of(val shape, const std::string& field, const std::string& what) {
     const std::vector<double> d = convertJSArrayToNumberVector<double>(shape);
     for (double x : d)
-      if (!(x >= 1 && x <= static_cast<double>(attn::kMaxInputElements) && x == std::floor(x))) {
-        if (std::isnan(x)) attn::fail_at(field, what, ": the shape's sizes must be whole numbers >= 1, got NaN");
-        attn::fail_at(field, what, ": the shape's sizes must be whole numbers >= 1, got ", x);
-      }
+      if (!(x >= 1 && x <= static_cast<double>(attn::kMaxInputElements) && x == std::floor(x)))
+        attn::fail_at(field, what + ": the shape's sizes must be whole numbers >= 1, got " + (std::isnan(x) ? std::string("NaN") : attn::detail::message(x)));
     return attn::Shape(d.begin(), d.end());
   }
   static std::vector<float> floats(val data) { return convertJSArrayToNumberVector<float>(data); }

@@ -12,7 +12,6 @@
 #include "base/error.hpp"
 #include "tape/graph.hpp"
 #include "kernels/kernels.hpp"
-#include "modules/modules.hpp"
 #include "run/train.hpp"
 
 namespace attn {
@@ -81,8 +80,17 @@ Generation::Generation(Module& model, const ParamList& params, Generator& gen, c
     : model_(model), lm_(*model.generative()), params_(params), gen_(gen), spec_(spec), trace_(trace), interventions_(interventions) {
   if (!idx.defined() || idx.dim() != 2)
     fail_at("inputs.idx", "generate needs the prompt as token ids of shape (B, T)");
-  // integers in [0, vocab_size), as the module's forward takes them: a fraction is refused, never cut
-  const std::vector<int64_t> v = token_ids(Var(idx), lm_.ids_input(), lm_.vocab_size());
+  // integers in [0, vocab_size), checked as the module's forward checks them (token_ids, the same
+  // words; one fail_at's types, not a second copy of its code): a fraction is refused, never cut
+  const std::vector<float> v = idx.to_vector();
+  const char* name = lm_.ids_input();
+  const int64_t vocab = lm_.vocab_size();
+  for (size_t i = 0; i < v.size(); ++i) {
+    const float f = v[i];
+    if (!(f >= 0 && f < static_cast<float>(vocab)) || f != std::trunc(f))
+      fail_at(std::string("inputs.") + name, "input '", name, "' value ", f, " at position ", i, " is not a token id: ids must be integers in [0, ",
+              vocab, ") (vocab_size)");
+  }
   const int64_t B = idx.size(0), T = idx.size(1);
   for (int64_t b = 0; b < B; ++b) ids_.emplace_back(v.begin() + b * T, v.begin() + (b + 1) * T);
 }

@@ -283,17 +283,20 @@ void Session::stream_weights(const FolderRange& range) {
 
 namespace {
 // Values handed over with their shape (the bindings' setInput, setTarget): 1 to 8 sizes, each at
-// least 1, within the inputs' element limit, and one value per element.
+// least 1, within the inputs' element limit, and one value per element. (Messages built as strings:
+// each fail_at's list of types is code in the page's first-view WebAssembly.)
 void check_values(const std::string& field, const std::string& what, const Shape& shape, size_t count) {
-  if (shape.empty() || shape.size() > 8) fail_at(field, what, ": the shape ", shape_str(shape), " must have 1 to 8 sizes, e.g. [1, 6]");
+  std::string rule;
   int64_t n = 1;
-  for (int64_t d : shape) {
-    if (d < 1 || d > kMaxInputElements) fail_at(field, what, ": the shape ", shape_str(shape), ": each size must be an integer >= 1, got ", d);
-    n *= d;
-    if (n > kMaxInputElements) fail_at(field, what, ": the shape ", shape_str(shape), " has more than ", kMaxInputElements, " elements: the limit per tensor");
+  if (shape.empty() || shape.size() > 8) rule = " must have 1 to 8 sizes, e.g. [1, 6]";
+  for (size_t i = 0; rule.empty() && i < shape.size(); ++i) {
+    if (shape[i] < 1 || shape[i] > kMaxInputElements) rule = ": each size must be an integer >= 1, got " + std::to_string(shape[i]);
+    else if ((n *= shape[i]) > kMaxInputElements) rule = " has more than " + std::to_string(kMaxInputElements) + " elements: the limit per tensor";
   }
+  if (!rule.empty()) fail_at(field, what + ": the shape " + shape_str(shape) + rule);
   if (static_cast<int64_t>(count) != n)
-    fail_at(field, what, " has ", count, " values but the shape ", shape_str(shape), " needs ", n, ": give one value per element, row-major");
+    fail_at(field, what + " has " + std::to_string(count) + " values but the shape " + shape_str(shape) + " needs " + std::to_string(n) +
+                       ": give one value per element, row-major");
 }
 }  // namespace
 
