@@ -82,7 +82,7 @@ int main(int argc, char** argv) {
     const nlohmann::json peek = nlohmann::json::parse(text, nullptr, false);
     if (peek.is_object() && peek.contains("pretrained")) attn::set_memory_budget(attn::kDefaultMemoryBudget + attn::kMaxModelBytes);
     if (!with_weights) {
-      std::cout << attn::result_to_json(attn::run(attn::parse_scenario(text, nullptr, nullptr, &folder.files, &folder.sizes), &folder.range));
+      attn::write_result_json(attn::run(attn::parse_scenario(text, nullptr, nullptr, &folder.files, &folder.sizes), &folder.range), std::cout);
       return 0;
     }
     std::vector<attn::Blob> blobs(1);
@@ -105,7 +105,7 @@ int main(int argc, char** argv) {
       name = name.substr(name.find_last_of('/') + 1);
       j["weights"] = {{"name", name}, {"buffer", 0}};
     }
-    std::cout << attn::result_to_json(attn::run(attn::parse_scenario(j.dump(), nullptr, &blobs)));
+    attn::write_result_json(attn::run(attn::parse_scenario(j.dump(), nullptr, &blobs)), std::cout);
     return 0;
   } catch (const std::bad_alloc&) {
     std::cerr << "error: out of memory: the scenario is too large for this machine\n";

@@ -2,6 +2,7 @@
 // "Modules"). Floats with 9 significant digits (float32 round-trips); -inf, inf and NaN as strings.
 #include <cmath>
 #include <cstdio>
+#include <ostream>
 #include <nlohmann/json.hpp>
 
 #include "base/build.hpp"
@@ -12,6 +13,20 @@ namespace attn {
 using json = nlohmann::json;
 
 namespace {
+
+// Where write_result_json hands the text on as it is made (the CLI's stdout): the string it builds
+// and its stream, a megabyte at a time from inside the largest arrays; null for a string kept whole.
+// A 124M model's logits and attention weights at T = 1024 are 1.9 GB of JSON, never held whole.
+struct Spill {
+  std::string* text;
+  std::ostream* os;
+  void operator()(size_t at_least = size_t{1} << 20) const {
+    if (text->size() < at_least) return;
+    os->write(text->data(), static_cast<std::streamsize>(text->size()));
+    text->clear();
+  }
+};
+thread_local const Spill* spill_to = nullptr;
 
 // A JSON string: quotes, backslashes and control characters escaped, UTF-8 as it is.
 void put_string(std::string& out, const std::string& s) {
@@ -40,9 +55,11 @@ void put_float(std::string& out, float v) {
 
 void put_floats(std::string& out, const float* p, int64_t n) {
   out += '[';
+  const Spill* spill = spill_to && spill_to->text == &out ? spill_to : nullptr;  // not a piece built apart
   for (int64_t i = 0; i < n; ++i) {
     if (i) out += ',';
     put_float(out, p[i]);
+    if (spill && i % 4096 == 4095) (*spill)();
   }
   out += ']';
 }
@@ -218,8 +235,10 @@ std::string interp_json(const Result& r) {
   return out.empty() ? "{}" : "{" + out.substr(1) + "}";
 }
 
-std::string result_to_json(const Result& r) {
-  std::string out = "{\"module\":";
+namespace {
+
+void put_result(std::string& out, const Result& r) {
+  out += "{\"module\":";
   put_string(out, r.module);
   put_tensors(out, "outputs", r.outputs, &r.output_steps);
   if (!r.steps.empty()) put_steps(out, r.steps);
@@ -251,8 +270,29 @@ std::string result_to_json(const Result& r) {
     }
     out += "]";
   }
-  return out + "}\n";
+  out += "}\n";
 }
+
+}  // namespace
+
+std::string result_to_json(const Result& r) {
+  std::string out;
+  put_result(out, r);
+  return out;
+}
+
+#ifndef __EMSCRIPTEN__  // the native CLI's (the page's WebAssembly never writes to a stream)
+void write_result_json(const Result& r, std::ostream& os) {
+  std::string out;
+  const Spill spill{&out, &os};
+  struct Unset {
+    ~Unset() { spill_to = nullptr; }
+  } unset;
+  spill_to = &spill;
+  put_result(out, r);
+  spill(0);
+}
+#endif
 
 std::string modules_json() {
   json list = json::array();

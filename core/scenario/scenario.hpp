@@ -4,6 +4,7 @@
 // Used by the CLI, the bindings and tests.
 #pragma once
 #include <cstdint>
+#include <iosfwd>
 #include <map>
 #include <memory>
 #include <string>
@@ -99,6 +100,11 @@ Scenario parse_scenario(const std::string& json_text, std::vector<std::vector<fl
 // weights; any other ignores it.
 Result run(const Scenario& scenario, const FolderRange* range = nullptr);
 std::string result_to_json(const Result& result);
+#ifndef __EMSCRIPTEN__
+// The same text written to `os` as it is made, a megabyte at a time (the native CLI: a large
+// result's text is never held whole).
+void write_result_json(const Result& result, std::ostream& os);
+#endif
 std::string run_json(const std::string& scenario_json);  // parse, run, serialise
 std::string modules_json();                               // the module table, for forms and docs
 // One step's description without its data: {"name", "op", "ops", "attrs", "inputs", "shape", "dims",

@@ -2,6 +2,9 @@
 // walk-through prints the book's numbers; bad input exits non-zero with one line naming the rule.
 #include <algorithm>
 #include <cstdio>
+#include <ostream>
+#include <streambuf>
+#include <string>
 #include <unistd.h>
 #include <sys/wait.h>
 
@@ -76,5 +79,36 @@ TEST_CASE("attention-cli takes ATTENTION_THREADS strictly: 2 gives the bytes of 
     INFO(p.out);
     CHECK(p.status != 0);
     CHECK(p.out.find(std::string("ATTENTION_THREADS (") + bad + ") must be a whole number from 1 to 64") != std::string::npos);
+  }
+}
+
+// write_result_json (the CLI's output) hands its text on a megabyte at a time: the same bytes as
+// result_to_json, in writes of about 1 MiB, the last row of a big output included. A generated
+// result (ids, tokens, their traced steps) too.
+TEST_CASE("the CLI's result text is written as it is made, a megabyte at a time, the same bytes", "[cli]") {
+  struct Writes : std::streambuf {
+    std::string text;
+    size_t calls = 0, longest = 0;
+    std::streamsize xsputn(const char* s, std::streamsize n) override {
+      ++calls, longest = std::max(longest, static_cast<size_t>(n));
+      text.append(s, static_cast<size_t>(n));
+      return n;
+    }
+    int overflow(int c) override { return c == EOF ? 0 : (text += static_cast<char>(c), c); }
+  };
+  const std::string big = R"({"module": "softmax", "seed": 3, "inputs": [{"name": "x", "shape": [400, 1000], "init": "randn"}]})";
+  const std::string gen = R"({"module": "GPT", "seed": 1, "trace": true, "config": {"vocab_size": 10, "block_size": 8, "n_layer": 1,
+      "n_head": 2, "n_embd": 8}, "inputs": [{"name": "idx", "shape": [1, 3], "data": [1, 2, 3]}], "generate": {"max_new_tokens": 2, "temperature": 0}})";
+  for (const std::string& scenario : {big, gen}) {
+    const attn::Result r = attn::run(attn::parse_scenario(scenario));
+    Writes w;
+    std::ostream os(&w);
+    attn::write_result_json(r, os);
+    CHECK(w.text == attn::result_to_json(r));
+    if (scenario == big) {  // 400,000 floats: about 4.5 MB of text
+      CHECK(w.text.size() > (size_t{4} << 20));
+      CHECK(w.calls >= 4);
+      CHECK(w.longest < (size_t{1} << 20) + 64 * 1024);
+    }
   }
 }
