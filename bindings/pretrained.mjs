@@ -8,6 +8,9 @@
 //   const sink = streamedWeights(trainer); sink.write(i, first, bytes) ...; sink.finish()
 import { Generation, throwIfFailed } from './attention.mjs';
 
+// A value as a message names it: a string quoted, anything else as JavaScript prints it (NaN, -1).
+const shown = (v) => (typeof v === 'string' ? JSON.stringify(v) : String(v));
+
 const full = (core) => {
   if (!core._m.pretrainedPlan) throw Object.assign(new Error('this build of the core has no model folders: load the full build (loadAttention({fast: true}))'), { field: 'pretrained' });
   return core._m;
@@ -34,7 +37,7 @@ export const heapPeak = (core) => full(core).heapPeak();
 // with a message): a worker keeping one checkpoint while it builds the next needs room for both.
 // An Error naming `bytes` unless it is a number >= 0; past 4 GiB, the heap's own limit is the one left.
 export const setMemoryBudget = (core, bytes) => {
-  if (typeof bytes !== 'number' || !(bytes >= 0)) throw new Error(`setMemoryBudget: bytes (${typeof bytes === 'string' ? JSON.stringify(bytes) : String(bytes)}) must be a number of bytes, 0 or more`);
+  if (typeof bytes !== 'number' || !(bytes >= 0)) throw new Error(`setMemoryBudget: bytes (${shown(bytes)}) must be a number of bytes, 0 or more`);
   full(core).setMemoryBudget(bytes);
 };
 
@@ -82,7 +85,7 @@ export function readModel(trainer, readings, { position = -1, top = 5 } = {}) {
 // maxNew tokens. The generation borrows the module: delete() it before the trainer.
 export function sessionGenerator(trainer, maxNew) {
   if (!Number.isInteger(maxNew) || maxNew < 1)  // 1.5 or NaN would reach the core cut to a whole number
-    throw Object.assign(new Error(`sessionGenerator: maxNew (${typeof maxNew === 'string' ? JSON.stringify(maxNew) : String(maxNew)}) must be a whole number of tokens, 1 or more`), { field: 'generate.max_new_tokens' });
+    throw Object.assign(new Error(`sessionGenerator: maxNew (${shown(maxNew)}) must be a whole number of tokens, 1 or more`), { field: 'generate.max_new_tokens' });
   const native = trainer._t.generator(Math.min(maxNew, 2 ** 31 - 1));  // the core's int; the scenario's max_new_tokens bounds it anyway
   if (!native) throwIfFailed(trainer._t);
   return new Generation(native);

@@ -4,38 +4,47 @@
 // a 124M model's logits and attention weights at T = 700 are 1.0 GB of text, past the longest string
 // V8 can hold.
 const CHUNK = 1 << 16;
+
+const num = (v) => (Number.isFinite(v) ? String(Number(v.toPrecision(9))) : `"${v}"`);  // "NaN", "Infinity", "-Infinity" as core/scenario.cpp
+
+function* arr(data) {
+  yield '[';
+  for (let i = 0; i < data.length; i += CHUNK) yield `${i ? ',' : ''}${Array.from(data.subarray ? data.subarray(i, i + CHUNK) : data.slice(i, i + CHUNK), num).join(',')}`;
+  yield ']';
+}
+
+function* list(items, each, sep = ',\n') {
+  for (let i = 0; i < items.length; ++i) {
+    if (i) yield sep;
+    yield* each(items[i]);
+  }
+}
+
+// {"<key>": ..., "shape": [...], <extra>, "data": [...]}
+function* tensor(o, extra = '', key = 'name') {
+  yield `{"${key}":${JSON.stringify(o[key])},"shape":${JSON.stringify(o.shape)}${extra},"data":`;
+  yield* arr(o.data);
+  yield '}';
+}
+
+// a step's description, then its data (and gradient, where computed)
+function* step({ data, grad, ...meta }) {
+  yield `${JSON.stringify(meta).slice(0, -1)},"data":`;
+  yield* arr(data);
+  if (grad) {
+    yield ',"grad":';
+    yield* arr(grad);
+  }
+  yield '}';
+}
+
 export function* resultJsonPieces(r) {
-  const num = (v) => (Number.isFinite(v) ? String(Number(v.toPrecision(9))) : `"${v}"`);  // "NaN", "Infinity", "-Infinity" as core/scenario.cpp
-  function* arr(data) {
-    yield '[';
-    for (let i = 0; i < data.length; i += CHUNK) yield `${i ? ',' : ''}${Array.from(data.subarray ? data.subarray(i, i + CHUNK) : data.slice(i, i + CHUNK), num).join(',')}`;
-    yield ']';
-  }
-  const tensor = function* (o, extra = '') {
-    yield `{"name":${JSON.stringify(o.name)},"shape":${JSON.stringify(o.shape)}${extra},"data":`;
-    yield* arr(o.data);
-    yield '}';
-  };
-  function* list(items, each, sep = ',\n') {
-    for (let i = 0; i < items.length; ++i) {
-      if (i) yield sep;
-      yield* each(items[i]);
-    }
-  }
   yield `{"module":${JSON.stringify(r.module)},"outputs":[\n`;
   yield* list(r.outputs, (o) => tensor(o, o.step ? `,"step":${JSON.stringify(o.step)}` : ''));
   yield ']';
   if (r.steps.length) {
     yield ',"steps":[\n';
-    yield* list(r.steps, function* ({ data, grad, ...meta }) {
-      yield `${JSON.stringify(meta).slice(0, -1)},"data":`;
-      yield* arr(data);
-      if (grad) {
-        yield ',"grad":';
-        yield* arr(grad);
-      }
-      yield '}';
-    });
+    yield* list(r.steps, step);
     yield ']';
   }
   yield `,"attention":${JSON.stringify(r.attention)}`;
@@ -50,7 +59,7 @@ export function* resultJsonPieces(r) {
     yield* list(r[key], (o) => tensor(o));
     yield ']';
   }
-  yield* interpJson(r, num, arr);
+  yield* interpJson(r);
   if (r.ids) {  // generation: as core/result_json.cpp writes it
     yield `,"ids":${JSON.stringify(r.ids)},"generated":[\n`;
     yield* list(r.generated, function* ({ steps: st, top_probs: probs, ...g }) {
@@ -59,11 +68,7 @@ export function* resultJsonPieces(r) {
       yield `],"cache":${JSON.stringify(g.cache)}`;
       if (st) {
         yield ',"steps":[\n';
-        yield* list(st, function* ({ data, ...meta }) {
-          yield `${JSON.stringify(meta).slice(0, -1)},"data":`;
-          yield* arr(data);
-          yield '}';
-        });
+        yield* list(st, step);
         yield ']';
       }
       yield '}';
@@ -74,8 +79,8 @@ export function* resultJsonPieces(r) {
 }
 
 // SCENARIO.md, "Interpretability", as core/scenario/result_json.cpp writes it (put_interp).
-function* interpJson(r, num, arr) {
-  const cells = (list, key) => list.map((c) => `{"step":${JSON.stringify(c.step)}${c.head !== undefined ? `,"head":${c.head}` : ''}`
+function* interpJson(r) {
+  const cells = (items, key) => items.map((c) => `{"step":${JSON.stringify(c.step)}${c.head !== undefined ? `,"head":${c.head}` : ''}`
     + `${c.position !== undefined ? `,"position":${c.position}` : ''},"${key}":${num(c[key])}}`).join(',\n');
   if (r.patching) {
     const p = r.patching;
@@ -84,12 +89,7 @@ function* interpJson(r, num, arr) {
   if (r.attribution_patching) yield `,\n"attribution_patching":{"cells":[\n${cells(r.attribution_patching.cells, 'estimate')}]}`;
   if (r.logit_lens?.length) {
     yield ',\n"logit_lens":[\n';
-    for (let i = 0; i < r.logit_lens.length; ++i) {
-      const e = r.logit_lens[i];
-      yield `${i ? ',\n' : ''}{"step":${JSON.stringify(e.step)},"shape":${JSON.stringify(e.shape)},"data":`;
-      yield* arr(e.data);
-      yield '}';
-    }
+    yield* list(r.logit_lens, (e) => tensor(e, '', 'step'));
     yield ']';
   }
   if (r.logit_attribution) {
