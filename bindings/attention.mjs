@@ -138,6 +138,20 @@ export function throwIfFailed(obj) {
   if (!obj.ok()) throw Object.assign(new Error(obj.error()), { field: obj.errorField() || null });
 }
 
+// A value as a message names it: a string quoted, an object by its kind (Object, DataView), anything
+// else as JavaScript prints it (NaN, -1, null).
+export const shown = (v) => (typeof v === 'string' ? JSON.stringify(v) : v && typeof v === 'object' ? v.constructor?.name ?? 'an object' : String(v));
+// An Error naming the field it is about, as the core's are.
+export const fieldError = (field, message) => Object.assign(new Error(message), { field });
+// Numbers the core copies as float32 values or sizes: a list or a typed array (not BigInt64Array,
+// whose bigints are no numbers, nor a DataView); anything else reached Embind's copy, which threw a
+// TypeError ("Cannot read properties of null") or took a string's characters as NaN values.
+const numberList = (v) => Array.isArray(v) || (ArrayBuffer.isView(v) && !(v instanceof DataView) && !(v instanceof BigInt64Array) && !(v instanceof BigUint64Array));
+function checkValues(field, what, data, shape) {
+  if (!numberList(data)) throw fieldError(field, `${what}: the values must be a Float32Array or a list of numbers, got ${shown(data)}`);
+  if (!numberList(shape)) throw fieldError(field, `${what}: the shape must be a list of sizes, e.g. [1, 6], got ${shown(shape)}`);
+}
+
 // A Run's result, copied out of the heap: {module, outputs, steps (with grad where computed),
 // attention, inputs, params, grads, loss?, losses, and with "generate": ids, generated}.
 function readRun(run) {
@@ -193,8 +207,15 @@ export class Trainer {
     this._params = JSON.parse(native.paramsMeta());
   }
   // The next steps' input `name` (module order names) and the loss's target: Float32Array + shape.
-  setInput(name, data, shape) { if (!this._t.setInput(name, shape, data)) throwIfFailed(this._t); }
-  setTarget(data, shape) { if (!this._t.setTarget(shape, data)) throwIfFailed(this._t); }
+  setInput(name, data, shape) {
+    if (typeof name !== 'string') throw fieldError('inputs', `setInput: the input's name must be a string, got ${shown(name)}`);
+    checkValues(`inputs.${name}`, `input '${name}'`, data, shape);
+    if (!this._t.setInput(name, shape, data)) throwIfFailed(this._t);
+  }
+  setTarget(data, shape) {
+    checkValues('target', 'the target', data, shape);
+    if (!this._t.setTarget(shape, data)) throwIfFailed(this._t);
+  }
   // zero_grad, forward, loss, backward, clip, optimizer.step(): the loss before the step.
   step() {
     const loss = this._t.step();
@@ -203,7 +224,8 @@ export class Trainer {
   }
   // The current inputs through the module (no step): {outputs, steps} like run(); with grads, also
   // the loss, every gradient and each traced step's grad.
-  forward({ trace = true, grads = false } = {}) {
+  forward(options = {}) {
+    const { trace = true, grads = false } = options ?? {};
     const run = this._t.forward(trace, grads);
     if (!run) throwIfFailed(this._t);
     try { return readRun(run); } finally { run.delete(); }

@@ -6,10 +6,7 @@
 //   const plan = pretrainedPlan(core, {label, files, sizes, maxBytes, headers})
 //   const trainer = core.trainer({pretrained: label, inputs}, {files: headers, sizes})
 //   const sink = streamedWeights(trainer); sink.write(i, first, bytes) ...; sink.finish()
-import { Generation, throwIfFailed } from './attention.mjs';
-
-// A value as a message names it: a string quoted, anything else as JavaScript prints it (NaN, -1).
-const shown = (v) => (typeof v === 'string' ? JSON.stringify(v) : String(v));
+import { fieldError, Generation, shown, throwIfFailed } from './attention.mjs';
 
 const full = (core) => {
   if (!core._m.pretrainedPlan) throw Object.assign(new Error('this build of the core has no model folders: load the full build (loadAttention({fast: true}))'), { field: 'pretrained' });
@@ -22,7 +19,13 @@ const full = (core) => {
 // can hold. Returns {model_type, module, config, files: [{name, size, header_bytes, tensors}],
 // f32_bytes, parameters}; throws the core's message (field "pretrained") for a folder the core would
 // refuse. headers: false checks config.json and the index only and lists the weight files ({name}).
-export function pretrainedPlan(core, { label = 'model', files, sizes = {}, maxBytes = 2 ** 31, headers = true }) {
+export function pretrainedPlan(core, options) {
+  if (!options || typeof options !== 'object') throw fieldError('pretrained', `pretrainedPlan: options must be {label?, files, sizes?, maxBytes?, headers?}, got ${shown(options)}`);
+  const { label = 'model', files, sizes = {}, maxBytes = 2 ** 31, headers = true } = options;
+  // files and sizes reached the core's lookups as they were (null: a TypeError from inside them)
+  for (const [name, v] of [['files', files], ['sizes', sizes]])
+    if (typeof v !== 'function' && !(v && typeof v === 'object'))
+      throw fieldError('pretrained', `pretrainedPlan: ${name} must be {name: ${name === 'files' ? 'Uint8Array' : 'bytes'}} or a function of the file's name, got ${shown(v)}`);
   const out = JSON.parse(full(core).pretrainedPlan(label, files, sizes, maxBytes, headers));
   if (out.error) throw Object.assign(new Error(out.error), { field: out.field || 'pretrained' });
   return out;
@@ -46,9 +49,17 @@ export const setMemoryBudget = (core, bytes) => {
 // on: whole values, each tensor's in order), finish() (throws naming a tensor whose values did not all come)}.
 export function streamedWeights(trainer) {
   const t = trainer._t;
+  const tensors = JSON.parse(t.streamed());
   return {
-    tensors: JSON.parse(t.streamed()),
-    write(i, first, bytes) { if (!t.writeWeights(i, first, bytes)) throwIfFailed(t); },
+    tensors,
+    write(i, first, bytes) {
+      // the core's int and int64: 1.5 or "x" was cut to a tensor and a value (tensor 0 for "x"), -1 wrapped
+      if (!Number.isInteger(i) || i < 0 || i >= tensors.length)
+        throw fieldError('weights', `writeWeights: the tensor (${shown(i)}) must be a whole number from 0 to ${tensors.length - 1}, an index into tensors`);
+      if (!Number.isSafeInteger(first) || first < 0)
+        throw fieldError('weights', `writeWeights: first (${shown(first)}) must be a whole number of values from 0 to 2^53 - 1: the tensor's values before these bytes`);
+      if (!t.writeWeights(i, first, bytes)) throwIfFailed(t);
+    },
     finish() { if (!t.finishWeights()) throwIfFailed(t); },
   };
 }
@@ -56,7 +67,8 @@ export function streamedWeights(trainer) {
 // The interventions of a trainer's next forwards and generations (core/SCENARIO.md,
 // "Interpretability"): [{step, head?, position?, batch?, set}], checked as the scenario's field; [] none.
 export function setInterventions(trainer, list) {
-  if (!trainer._t.setInterventions(JSON.stringify(list))) throwIfFailed(trainer._t);
+  // undefined has no JSON text (Embind refused it as "non-string"): the core names it as null
+  if (!trainer._t.setInterventions(JSON.stringify(list ?? null))) throwIfFailed(trainer._t);
 }
 
 // One forward of a trainer's current inputs read for the logit lens, the direct logit attribution
@@ -69,8 +81,13 @@ export function setInterventions(trainer, list) {
 // components: [{name, value}]}, patching?: {clean_metric, corrupted_metric, cells: [{step, head?,
 // position?, metric}]}, attribution_patching?: {cells: [{step, head?, position?, estimate}]}}.
 // The trainer's own readings stay for its next forwards.
-export function readModel(trainer, readings, { position = -1, top = 5 } = {}) {
-  const text = trainer._t.read(JSON.stringify(readings), position, top);
+export function readModel(trainer, readings, options = {}) {
+  const { position = -1, top = 5 } = options ?? {};
+  // the core's ints: 1.5 was read as 1, NaN and "x" as position 0, 1e12 wrapped; a top under 1 as 1
+  if (!Number.isInteger(position)) throw fieldError('position', `readModel: position (${shown(position)}) must be a whole number, a token's index (negative: from the end)`);
+  if (Math.abs(position) > 2 ** 31 - 1) throw fieldError('position', `readModel: position ${position} is outside the tokens`);
+  if (!Number.isInteger(top) || top < 1) throw fieldError('top', `readModel: top (${shown(top)}) must be a whole number of tokens, 1 or more`);
+  const text = trainer._t.read(JSON.stringify(readings ?? null), position, Math.min(top, 2 ** 31 - 1));
   if (!text) throwIfFailed(trainer._t);
   const r = JSON.parse(text);
   for (const e of r.logit_lens ?? []) e.top = e.top.map(([id, prob]) => ({ id, prob }));
@@ -85,7 +102,7 @@ export function readModel(trainer, readings, { position = -1, top = 5 } = {}) {
 // maxNew tokens. The generation borrows the module: delete() it before the trainer.
 export function sessionGenerator(trainer, maxNew) {
   if (!Number.isInteger(maxNew) || maxNew < 1)  // 1.5 or NaN would reach the core cut to a whole number
-    throw Object.assign(new Error(`sessionGenerator: maxNew (${shown(maxNew)}) must be a whole number of tokens, 1 or more`), { field: 'generate.max_new_tokens' });
+    throw fieldError('generate.max_new_tokens', `sessionGenerator: maxNew (${shown(maxNew)}) must be a whole number of tokens, 1 or more`);
   const native = trainer._t.generator(Math.min(maxNew, 2 ** 31 - 1));  // the core's int; the scenario's max_new_tokens bounds it anyway
   if (!native) throwIfFailed(trainer._t);
   return new Generation(native);

@@ -4,15 +4,17 @@
 // per build (the page's small one and the workers' full-speed one), it mutates the fixtures
 // (tests/fixtures/*.scenario.json into core.run / generator / trainer; the model folders of
 // tests/fixtures/pretrained/ into pretrainedPlan and run with {files}: config.json, the index and a
-// weight file's header, each edited as JSON or as bytes) and calls the page's helpers
-// (attentionMask, nextTokenDistribution, weightsListing) with odd arguments. Every refusal must be
+// weight file's header, each edited as JSON or as bytes), calls the page's helpers
+// (attentionMask, nextTokenDistribution, weightsListing) with odd arguments, and a built trainer's
+// own calls (setInput, setTarget, forward, step; on the full build a model folder's readModel,
+// setInterventions, sessionGenerator and streamed weights' write) with odd arguments. Every refusal must be
 // an Error that is not a TypeError or a WebAssembly one, and a good scenario must give the same
 // number after each. Deterministic from its seed; prints the counts, exits 1 on a fault.
 //   node scripts/fuzz-bindings.mjs [--seconds 60] [--seed 1]
 import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { loadAttention } from '../bindings/attention.mjs';
-import { pretrainedPlan } from '../bindings/pretrained.mjs';
+import { pretrainedPlan, readModel, sessionGenerator, setInterventions, streamedWeights } from '../bindings/pretrained.mjs';
 
 const args = process.argv.slice(2);
 const opt = (name, fallback) => (args.includes(name) ? Number(args[args.indexOf(name) + 1]) : fallback);
@@ -73,11 +75,65 @@ const folders = readdirSync(`${fixtures}pretrained`).filter((f) => !f.includes('
     files: Object.fromEntries(readdirSync(dir).map((f) => [f, new Uint8Array(readFileSync(dir + f))])) };
 });
 
+// A refusal that is a fault: not an Error, a TypeError or RangeError (JavaScript's own, from inside
+// the bindings), or a WebAssembly trap.
+const isFault = (e) => !(e instanceof Error) || e instanceof TypeError || e instanceof RangeError
+  || /WebAssembly|RuntimeError|unreachable|memory access out of bounds/.test(`${e.constructor?.name} ${e.message}`);
+
+const trainScenarios = readdirSync(`${fixtures}train`).filter((f) => f.endsWith('.scenario.json')).map((f) => JSON.parse(readFileSync(`${fixtures}train/${f}`, 'utf8')));
+const headerOf = (b) => b.subarray(0, 8 + Number(new DataView(b.buffer, b.byteOffset, 8).getBigUint64(0, true)));
+
+// Values for a trainer's setInput / setTarget: odd ones, the right count of odd numbers, or good ones.
+function oddValues(n) {
+  const r = rand();
+  if (r < 0.3) return odd();
+  if (r < 0.6) return Array.from({ length: n }, () => pick([0.5, NaN, Infinity, -Infinity, 'x', null, {}, 1e39, -1]));
+  return new Float32Array(n + pick([0, 0, -1, 1]));
+}
+const oddShape = (shape) => (rand() < 0.5 ? odd() : edits(structuredClone(shape)));
+
+// A built trainer's calls with odd arguments, 1 to 4 of them; on the full build, half the time on a
+// model folder's trainer (readModel, setInterventions, sessionGenerator, or its weights streamed).
+function sessionCalls(core) {
+  const folder = core._m.pretrainedPlan && rand() < 0.5 ? pick(folders) : null;
+  const streamed = folder && rand() < 0.3;
+  const scenario = folder ? { ...folder.scenario, pretrained: folder.name } : structuredClone(pick(trainScenarios));
+  const options = !folder ? {} : streamed
+    ? { files: (f) => (f.endsWith('.safetensors') ? headerOf(folder.files[f]) : folder.files[f] ?? null), sizes: (f) => folder.files[f]?.length ?? 0 }
+    : { files: folder.files };
+  const tr = core.trainer(scenario, options);
+  try {
+    const input = scenario.inputs[0], n = input.shape.reduce((a, b) => a * b, 1);
+    for (let k = 1 + Math.floor(rand() * 4); k > 0; --k) {
+      const call = pick(folder ? ['input', 'forward', 'read', 'interventions', 'generate', 'write'] : ['input', 'target', 'forward', 'step']);
+      try {
+        if (call === 'input') tr.setInput(rand() < 0.8 ? input.name : odd(), oddValues(n), rand() < 0.5 ? input.shape : oddShape(input.shape));
+        else if (call === 'target') tr.setTarget(oddValues(n), rand() < 0.5 ? scenario.loss?.target?.shape ?? [n] : oddShape([n]));
+        else if (call === 'forward') tr.forward(pick([undefined, null, { trace: odd(), grads: odd() }]));
+        else if (call === 'step') tr.step();
+        else if (call === 'read') readModel(tr, rand() < 0.3 ? odd() : edits({ logit_lens: true, logit_attribution: { position: -1, token: 1 } }), { position: rand() < 0.5 ? -1 : odd(), top: rand() < 0.5 ? 3 : odd() });
+        else if (call === 'interventions') setInterventions(tr, rand() < 0.3 ? odd() : edits([{ step: 'x', head: 0, set: 'zero' }]));
+        else if (call === 'generate') sessionGenerator(tr, rand() < 0.5 ? 1 : odd()).next();
+        else if (streamed) {
+          const sink = streamedWeights(tr), t = pick(sink.tensors);
+          sink.write(rand() < 0.5 ? sink.tensors.indexOf(t) : odd(), rand() < 0.5 ? 0 : odd(), rand() < 0.5 ? folder.files[t.file].subarray(t.begin, t.end) : odd());
+        }
+      } catch (e) {
+        if (k === 1 || isFault(e)) throw e;  // the last call's refusal, or a fault, is the answer
+      }
+    }
+  } finally {
+    tr.delete();
+  }
+}
+
 // One hostile call on `core`: what it threw, or null.
 function attempt(core) {
   const r = rand();
   try {
-    if (r < 0.45) {
+    if (r < 0.2) {
+      sessionCalls(core);
+    } else if (r < 0.55) {
       const scenario = edits(structuredClone(pick(scenarios)));
       const call = pick(['run', 'run', 'generator', 'trainer']);
       const made = core[call](scenario);
@@ -118,7 +174,7 @@ for (const fast of [false, true]) {
     const e = attempt(core);
     counts.calls++;
     if (e) counts.refused++;
-    const wrong = e && (!(e instanceof Error) || e instanceof TypeError || e instanceof RangeError || /WebAssembly|RuntimeError|unreachable|memory access out of bounds/.test(`${e.constructor?.name} ${e.message}`));
+    const wrong = e && isFault(e);
     const broken = core.run(good).outputs[0].data[2] !== want;
     if (wrong || broken) {
       faults++;

@@ -3,6 +3,7 @@
 #include "scenario/session.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 #include "base/build.hpp"
 #include "base/error.hpp"
@@ -283,9 +284,10 @@ void Session::stream_weights(const FolderRange& range) {
 
 namespace {
 // Values handed over with their shape (the bindings' setInput, setTarget): 1 to 8 sizes, each at
-// least 1, within the inputs' element limit, and one value per element. (Messages built as strings:
-// each fail_at's list of types is code in the page's first-view WebAssembly.)
-void check_values(const std::string& field, const std::string& what, const Shape& shape, size_t count) {
+// least 1, within the inputs' element limit, one value per element, each finite (as a scenario's
+// data: a NaN was taken, and the step after it said the model diverged). (Messages built as
+// strings: each fail_at's list of types is code in the page's first-view WebAssembly.)
+void check_values(const std::string& field, const std::string& what, const Shape& shape, const float* data, size_t count) {
   std::string rule;
   int64_t n = 1;
   if (shape.empty() || shape.size() > 8) rule = " must have 1 to 8 sizes, e.g. [1, 6]";
@@ -297,13 +299,17 @@ void check_values(const std::string& field, const std::string& what, const Shape
   if (static_cast<int64_t>(count) != n)
     fail_at(field, what + " has " + std::to_string(count) + " values but the shape " + shape_str(shape) + " needs " + std::to_string(n) +
                        ": give one value per element, row-major");
+  for (size_t i = 0; i < count; ++i)
+    if (!std::isfinite(data[i]))
+      fail_at(field, what + ": the value at index " + std::to_string(i) + " (" + (std::isnan(data[i]) ? "NaN" : data[i] > 0 ? "Infinity" : "-Infinity") +
+                            ") is not a finite float32 value");
 }
 }  // namespace
 
 void Session::set_input(const std::string& name, const Shape& shape, const float* data, size_t count) {
   for (size_t i = 0; i < info_->inputs.size(); ++i) {
     if (info_->inputs[i].name != name) continue;
-    check_values("inputs." + name, "input '" + name + "'", shape, count);
+    check_values("inputs." + name, "input '" + name + "'", shape, data, count);
     Tensor& t = inputs_[i];
     if (!t.defined() || t.shape() != shape) t = Tensor::empty(shape);  // the same buffer while the shape stays
     std::copy(data, data + t.numel(), t.data());
@@ -313,7 +319,7 @@ void Session::set_input(const std::string& name, const Shape& shape, const float
 }
 
 void Session::set_target(const Shape& shape, const float* data, size_t count) {
-  check_values("target", "the target", shape, count);
+  check_values("target", "the target", shape, data, count);
   if (!target_.defined() || target_.shape() != shape) target_ = Tensor::empty(shape);
   std::copy(data, data + target_.numel(), target_.data());
 }

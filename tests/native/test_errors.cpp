@@ -1,5 +1,8 @@
 // Bad input at every entry gives attn::Error naming the value, the rule and the fix; the core
 // keeps working after it.
+#include <cmath>
+#include <limits>
+
 #include "attention.hpp"
 #include "fixtures.hpp"
 
@@ -84,4 +87,30 @@ TEST_CASE("the core keeps working after an error", "[errors]") {
 TEST_CASE("numbers beyond double range are a JSON error, not a crash (found by the fuzzer)", "[errors]") {
   CHECK_THROWS_WITH(attn::run_json("1e0333333333"), Contains("not valid JSON"));
   CHECK_THROWS_WITH(attn::run_json(R"({"module": "softmax", "seed": 1e999})"), Contains("not valid JSON"));
+}
+
+TEST_CASE("a session's inputs and target set apart are checked as a scenario's data: NaN and infinities refused by name", "[errors]") {
+  attn::Session s(attn::parse_scenario(R"({"module": "SelfAttention_v1", "config": {"d_in": 3, "d_out": 2},
+      "inputs": [{"name": "x", "shape": [2, 3], "init": "randn"}], "loss": {"fn": "mse", "target": {"shape": [2, 2], "init": "randn"}},
+      "optimize": {"optimizer": "SGD", "lr": 0.1}})"));
+  std::vector<float> x = {1, 2, 3, 4, std::numeric_limits<float>::quiet_NaN(), 6};
+  const auto field_of = [](const auto& call) {
+    try {
+      call();
+    } catch (const attn::Error& e) {
+      return e.field() + ": " + e.what();
+    }
+    return std::string("(no error)");
+  };
+  CHECK(field_of([&] { s.set_input("x", {2, 3}, x.data(), x.size()); }) ==
+        "inputs.x: input 'x': the value at index 4 (NaN) is not a finite float32 value");
+  std::vector<float> y = {0, -std::numeric_limits<float>::infinity(), 0, 0};
+  CHECK(field_of([&] { s.set_target({2, 2}, y.data(), y.size()); }) == "target: the target: the value at index 1 (-Infinity) is not a finite float32 value");
+  y[1] = std::numeric_limits<float>::infinity();
+  CHECK(field_of([&] { s.set_target({2, 2}, y.data(), y.size()); }) == "target: the target: the value at index 1 (Infinity) is not a finite float32 value");
+  // what was refused was not taken: the session steps on what it had, to a finite loss
+  CHECK(std::isfinite(s.step()));
+  x[4] = 5;
+  s.set_input("x", {2, 3}, x.data(), x.size());
+  CHECK(std::isfinite(s.step()));
 }

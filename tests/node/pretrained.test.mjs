@@ -109,6 +109,17 @@ test('a trainer planned from the headers computes nothing until every weight has
     assert.throws(() => sessionGenerator(tr, 1), coming);
     // a list of numbers was copied as if it were bytes
     assert.throws(() => sink.write(0, 0, [1, 2, 3, 4]), (e) => e.field === 'weights' && e.message === "writeWeights: tensor 0's bytes must be a Uint8Array, got object");
+    // a tensor or a first value that is no whole number reached the core cut ("x" wrote into tensor 0,
+    // 1.5 into tensor 1) or wrapped (-1 was tensor 4294967295)
+    const last = sink.tensors.length - 1;
+    for (const [i, first, message] of [
+      [1.5, 0, `writeWeights: the tensor (1.5) must be a whole number from 0 to ${last}, an index into tensors`],
+      ['x', 0, `writeWeights: the tensor ("x") must be a whole number from 0 to ${last}, an index into tensors`],
+      [-1, 0, `writeWeights: the tensor (-1) must be a whole number from 0 to ${last}, an index into tensors`],
+      [last + 1, 0, `writeWeights: the tensor (${last + 1}) must be a whole number from 0 to ${last}, an index into tensors`],
+      [0, 1.5, "writeWeights: first (1.5) must be a whole number of values from 0 to 2^53 - 1: the tensor's values before these bytes"],
+      [0, Number.NaN, "writeWeights: first (NaN) must be a whole number of values from 0 to 2^53 - 1: the tensor's values before these bytes"],
+    ]) assert.throws(() => sink.write(i, first, new Uint8Array(4)), (e) => e.field === 'weights' && e.message === message, message);
     for (const [i, t] of sink.tensors.entries()) sink.write(i, 0, files[t.file].subarray(t.begin, t.end));
     sink.finish();
     const whole = core.run({ pretrained: 'g', inputs: [{ name: 'idx', shape: [1, 3], data: [1, 2, 3] }] }, { files });
@@ -223,6 +234,12 @@ test('pretrainedPlan: the index lists the shards unread; the headers and sizes p
   assert.throws(() => pretrainedPlan(core, { label: 'g', files: heads, sizes: {}, maxBytes: 1 << 20 }), /size of the model folder's file/);
   assert.throws(() => pretrainedPlan(core, { label: 'g', files: heads, sizes: { ...sizes, 'model-00002-of-00002.safetensors': files['model-00002-of-00002.safetensors'].length }, maxBytes: 1000 }),
     /beyond the 0.00095 MiB of weights the core can hold here/);
+  // no options, or files and sizes that are neither a map nor a function: TypeErrors from inside the core's lookups before
+  for (const [options, message] of [
+    [null, 'pretrainedPlan: options must be {label?, files, sizes?, maxBytes?, headers?}, got null'],
+    [{ label: 'g', files: null }, "pretrainedPlan: files must be {name: Uint8Array} or a function of the file's name, got null"],
+    [{ label: 'g', files: heads, sizes: 5 }, "pretrainedPlan: sizes must be {name: bytes} or a function of the file's name, got 5"],
+  ]) assert.throws(() => pretrainedPlan(core, options), (e) => e.field === 'pretrained' && e.message === message, message);
   // a damaged header or config.json whose bytes are not UTF-8: the message quotes them as U+FFFD
   const damaged = (name, b) => (f) => (f === name ? b : heads(f));
   const bad = Buffer.concat([Buffer.from('{"model_type": "gpt2'), Buffer.from([0xc3, 0x28]), Buffer.from('"}')]);
@@ -326,6 +343,8 @@ test('setInterventions changes the next forward, is checked as the field, and []
     assert.deepEqual(Array.from(off), Array.from(ref));
     assert.notDeepEqual(Array.from(off), Array.from(plain));
     assert.throws(() => setInterventions(tr, [{ head: 1, set: 'zero' }]), (e) => /step/.test(e.message) && e.field.startsWith('interventions'));
+    // no list (undefined: Embind's "Cannot pass non-string to std::string"): named as the field
+    assert.throws(() => setInterventions(tr, undefined), (e) => e.field === 'interventions' && /must be a list of/.test(e.message));
     setInterventions(tr, []);
     assert.deepEqual(Array.from(tr.forward({ trace: false }).outputs[0].data), Array.from(plain));
   } finally {
@@ -460,6 +479,19 @@ test('readModel: the logit lens and logit attribution of a model that also gener
       assert.throws(() => readModel(tr, { loss: true }), (e) => e.field === 'readings.loss');
       assert.throws(() => readModel(tr, { logit_lens: true }, { position: T }), (e) => /outside the/.test(e.message));
       assert.deepEqual(readModel(tr, {}), {});
+      // a position or a count that is no whole number reached the core's ints cut (1.5 read position
+      // 1; NaN and "x" position 0; 1e12 wrapped; top 0 or 2.7 as 1 or 2): refused by name
+      for (const [options, field, message] of [
+        [{ position: 1.5 }, 'position', "readModel: position (1.5) must be a whole number, a token's index (negative: from the end)"],
+        [{ position: Number.NaN }, 'position', "readModel: position (NaN) must be a whole number, a token's index (negative: from the end)"],
+        [{ position: 'x' }, 'position', 'readModel: position ("x") must be a whole number, a token\'s index (negative: from the end)'],
+        [{ position: 1e12 }, 'position', 'readModel: position 1000000000000 is outside the tokens'],
+        [{ top: 0 }, 'top', 'readModel: top (0) must be a whole number of tokens, 1 or more'],
+        [{ top: 2.7 }, 'top', 'readModel: top (2.7) must be a whole number of tokens, 1 or more'],
+      ]) assert.throws(() => readModel(tr, { logit_lens: true }, options), (e) => e.field === field && e.message === message, message);
+      // readings left out (undefined: Embind's "Cannot pass non-string to std::string") and options null
+      assert.throws(() => readModel(tr, undefined), (e) => e.field === 'readings' && /^readings must be \{/.test(e.message));
+      assert.equal(readModel(tr, { logit_lens: true }, null).logit_lens.length, got.logit_lens.length);
     } finally {
       tr.delete();
     }

@@ -91,9 +91,20 @@ test('bad training fields name their field; a failed call leaves the trainer usa
     [() => trainer.setInput('x', new Float32Array(1), [1, 1, 1, 1, 1, 1, 1, 1, 1]), 'inputs.x', "input 'x': the shape [1, 1, 1, 1, 1, 1, 1, 1, 1] must have 1 to 8 sizes, e.g. [1, 6]"],
     [() => trainer.setTarget(new Float32Array(8), [2, 5, 4]), 'target', 'the target has 8 values but the shape [2, 5, 4] needs 40: give one value per element, row-major'],
     [() => trainer.setTarget(new Float32Array(40), [2, 0, 4]), 'target', "the target: the shape's sizes must be whole numbers >= 1, got 0"],
+    // values that are no float32 number: a NaN was taken (the step after it said the model diverged)
+    [() => trainer.setInput('x', new Float32Array(40).fill(0.5).fill(Number.NaN, 7, 8), [2, 5, 4]), 'inputs.x', "input 'x': the value at index 7 (NaN) is not a finite float32 value"],
+    [() => trainer.setTarget(new Float32Array(40).fill(-Infinity, 3), [2, 5, 4]), 'target', 'the target: the value at index 3 (-Infinity) is not a finite float32 value'],
+    [() => trainer.setInput('x', Array(40).fill({}), [2, 5, 4]), 'inputs.x', "input 'x': the value at index 0 (NaN) is not a finite float32 value"],
+    // no list where one is due: a TypeError from inside Embind's copy, or a string's letters as NaNs
+    [() => trainer.setInput('x', null, [2, 5, 4]), 'inputs.x', "input 'x': the values must be a Float32Array or a list of numbers, got null"],
+    [() => trainer.setInput('x', 'abc', [3]), 'inputs.x', 'input \'x\': the values must be a Float32Array or a list of numbers, got "abc"'],
+    [() => trainer.setInput('x', new Float32Array(40), undefined), 'inputs.x', "input 'x': the shape must be a list of sizes, e.g. [1, 6], got undefined"],
+    [() => trainer.setTarget(new DataView(new ArrayBuffer(160)), [2, 5, 4]), 'target', 'the target: the values must be a Float32Array or a list of numbers, got DataView'],
+    [() => trainer.setInput(5, new Float32Array(40), [2, 5, 4]), 'inputs', 'setInput: the input\'s name must be a string, got 5'],
   ];
   for (const [call, field, message] of refused) assert.throws(call, (e) => e.field === field && e.message === message, message);
   assert.ok(Number.isFinite(trainer.step()));
+  assert.equal(trainer.forward(null).outputs[0].data.length, 40, 'forward(null) as forward()');
   trainer.delete();
 });
 
