@@ -89,7 +89,11 @@ export async function loadTokenizer(read, modelType) {
     return fromHf('tokenizer.json', parse(json, 'tokenizer.json'), config && parse(config, 'tokenizer_config.json'));
   }
   const vocab = read('vocab.json'), merges = read('merges.txt');
-  if (vocab && merges) return fromHf('vocab.json + merges.txt', gpt2TokenizerJson(parse(vocab, 'vocab.json'), text(merges)));
+  if (vocab && merges) {
+    const v = parse(vocab, 'vocab.json');  // null threw a TypeError here, where its end-of-text id is looked up
+    if (!v || typeof v !== 'object' || Array.isArray(v)) throw new Error(`the model folder's vocab.json must be an object of token: id, got ${JSON.stringify(v)}`);
+    return fromHf('vocab.json + merges.txt', gpt2TokenizerJson(v, text(merges)));
+  }
   if (modelType === 'gpt2') {
     const r50k = await import('gpt-tokenizer/encoding/r50k_base');
     // Its decode() keeps one streaming TextDecoder across calls (a character cut at the end of one

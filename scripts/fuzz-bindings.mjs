@@ -7,7 +7,8 @@
 // weight file's header, each edited as JSON or as bytes), calls the page's helpers
 // (attentionMask, nextTokenDistribution, weightsListing) with odd arguments, and a built trainer's
 // own calls (setInput, setTarget, forward, step; on the full build a model folder's readModel,
-// setInterventions, sessionGenerator and streamed weights' write) with odd arguments. Every refusal must be
+// setInterventions, sessionGenerator and streamed weights' write) with odd arguments; then a model
+// folder's tokenizer files, edited, into loadTokenizer (N / 4 seconds). Every refusal must be
 // an Error that is not a TypeError or a WebAssembly one, and a good scenario must give the same
 // number after each. Deterministic from its seed; prints the counts, exits 1 on a fault.
 //   node scripts/fuzz-bindings.mjs [--seconds 60] [--seed 1]
@@ -15,6 +16,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { loadAttention } from '../bindings/attention.mjs';
 import { pretrainedPlan, readModel, sessionGenerator, setInterventions, streamedWeights } from '../bindings/pretrained.mjs';
+import { loadTokenizer } from '../bindings/tokenizer.mjs';
 
 const args = process.argv.slice(2);
 const opt = (name, fallback) => (args.includes(name) ? Number(args[args.indexOf(name) + 1]) : fallback);
@@ -184,5 +186,50 @@ for (const fast of [false, true]) {
   }
   console.log(`fuzz-bindings: ${fast ? 'full-speed' : 'small'} build, ${seconds} s: ${counts.calls} calls, ${counts.refused} refused with an Error, ${faults} faults`);
   total += faults;
+}
+
+// A model folder's tokenizer files, untrusted as its weights: the fixtures' tokenizer.json, and
+// GPT-2's vocab.json + merges.txt written from one's vocabulary and merges, edited as JSON (merges.txt
+// as lines) into loadTokenizer, then encode, decode (ids out of range too) and pieces. A refusal must
+// be an Error naming the folder's file. N / 4 seconds (no WebAssembly: the tokenizers are npm's).
+const tokenizerJsons = folders.filter((f) => f.files['tokenizer.json']).map((f) => JSON.parse(new TextDecoder().decode(f.files['tokenizer.json'])));
+async function tokenizerAttempt() {
+  const json = structuredClone(pick(tokenizerJsons));
+  const asBytes = (v) => new TextEncoder().encode(typeof v === 'string' ? v : JSON.stringify(v));
+  let files;
+  if (rand() < 0.5) {
+    files = { 'tokenizer.json': asBytes(rand() < 0.1 ? odd() : edits(json)) };
+  } else {
+    const merges = (json.model.merges ?? []).map((m) => (Array.isArray(m) ? m.join(' ') : m));
+    files = { 'vocab.json': asBytes(rand() < 0.2 ? odd() : edits(json.model.vocab)), 'merges.txt': asBytes(edits(merges).map(String).join('\n')) };
+  }
+  try {
+    const tok = await loadTokenizer((name) => files[name] ?? null, pick(['gpt2', 'llama']));
+    const ids = tok.encode(pick(['the cat sat', '', 'Ünïcode ✓ 猫', 'a'.repeat(300)]));
+    tok.pieces(ids, [1, 2]);
+    tok.decode([...ids, pick([0, -1, 2 ** 31, 1e9])]);
+    return null;
+  } catch (e) {
+    return e;
+  }
+}
+{
+  // @huggingface/tokenizers logs what it cannot read ("Unknown pattern type") before it throws
+  const log = console.log, warn = console.warn;
+  console.log = console.warn = () => {};
+  const counts = { calls: 0, refused: 0 }, found = [];
+  const until = Date.now() + seconds * 250;
+  while (Date.now() < until && found.length <= 20) {
+    const before = state >>> 0;
+    const e = await tokenizerAttempt();
+    counts.calls++;
+    if (e) counts.refused++;
+    if (e && (isFault(e) || !/the model folder/.test(e.message))) found.push(`fault (again: --seed ${before}, a tokenizer): ${e?.constructor?.name}: ${String(e?.message ?? e).slice(0, 300)}`);
+  }
+  console.log = log;
+  console.warn = warn;
+  for (const f of found) console.log(f);
+  console.log(`fuzz-bindings: tokenizers, ${seconds / 4} s: ${counts.calls} calls, ${counts.refused} refused with an Error, ${found.length} faults`);
+  total += found.length;
 }
 process.exit(total ? 1 : 0);

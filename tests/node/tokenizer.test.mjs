@@ -73,6 +73,10 @@ test('a damaged tokenizer.json is refused with a message naming it; an unknown m
   await refused(edited((j) => { j.model.type = 'Nope'; }), /tokenizer\.json has model\.type "Nope": the tokenizers read here are BPE, WordPiece, Unigram/);
   await refused('{"model": ', /tokenizer\.json is not valid JSON/);
   assert.deepEqual((await loadTokenizer(read(folder), 'llama')).encode('the cat'), [32, 35]);
+  // GPT-2's vocab.json that is no object of ids (null threw a TypeError from inside the conversion)
+  for (const [vocab, got] of [['null', 'null'], ['[1, 2]', '[1,2]'], ['7', '7']])
+    await assert.rejects(loadTokenizer((f) => ({ 'vocab.json': bytes(vocab), 'merges.txt': bytes('h e\n') })[f] ?? null, 'gpt2'),
+      (e) => e.constructor === Error && e.message === `the model folder's vocab.json must be an object of token: id, got ${got}`);
 });
 
 test('an input given as text: the bindings and the Node CLI tokenize it, the native CLI asks for ids', async () => {
