@@ -102,14 +102,30 @@ async function wasmBytes(url) {
   return new Uint8Array(await response.arrayBuffer());
 }
 
+// A value as a message names it: a string quoted, an object by its kind (Object, DataView), anything
+// else as JavaScript prints it (NaN, -1, null).
+export const shown = (v) => (typeof v === 'string' ? JSON.stringify(v) : v && typeof v === 'object' ? v.constructor?.name ?? 'an object' : String(v));
+// An Error naming the field it is about, as the core's are.
+export const fieldError = (field, message) => Object.assign(new Error(message), { field });
+
+// A file's bytes as a Uint8Array: a Uint8Array as it is, an ArrayBuffer or another view by its bytes;
+// anything else refused by name (a number n became n zero bytes, a string none).
+function fileBytes(v, what, field) {
+  if (v instanceof Uint8Array) return v;
+  if (ArrayBuffer.isView(v)) return new Uint8Array(v.buffer, v.byteOffset, v.byteLength);
+  if (['[object ArrayBuffer]', '[object SharedArrayBuffer]'].includes(Object.prototype.toString.call(v))) return new Uint8Array(v);
+  throw fieldError(field, `${what} must be the file's bytes (a Uint8Array or an ArrayBuffer), got ${shown(v)}`);
+}
+
 // The scenario as JSON text, with Float32Array input data as typed arrays beside it (copied into
 // the heap once) and the weights file as bytes.
 function encode(scenario, options) {
+  options ??= {};  // run(scenario, null) as run(scenario)
   const buffers = [];
   const blobs = [];
   let text = scenario;
   if (options.weights) {
-    const bytes = options.weights instanceof Uint8Array ? options.weights : new Uint8Array(options.weights);
+    const bytes = fileBytes(options.weights, 'options.weights', 'weights');
     if (typeof scenario === 'string') scenario = JSON.parse(scenario);
     blobs.push(bytes);
     scenario = { ...scenario, weights: { name: options.weightsName ?? scenario.weights?.name ?? 'weights.safetensors', buffer: 0 } };
@@ -138,11 +154,6 @@ export function throwIfFailed(obj) {
   if (!obj.ok()) throw Object.assign(new Error(obj.error()), { field: obj.errorField() || null });
 }
 
-// A value as a message names it: a string quoted, an object by its kind (Object, DataView), anything
-// else as JavaScript prints it (NaN, -1, null).
-export const shown = (v) => (typeof v === 'string' ? JSON.stringify(v) : v && typeof v === 'object' ? v.constructor?.name ?? 'an object' : String(v));
-// An Error naming the field it is about, as the core's are.
-export const fieldError = (field, message) => Object.assign(new Error(message), { field });
 // Numbers the core copies as float32 values or sizes: a list or a typed array (not BigInt64Array,
 // whose bigints are no numbers, nor a DataView); anything else reached Embind's copy, which threw a
 // TypeError ("Cannot read properties of null") or took a string's characters as NaN values.
@@ -348,7 +359,8 @@ const MAX_TIMEOUT_MS = 2 ** 31 - 1;
 // which gives the same numbers to the bit as the others. core.threads() says how many it uses.
 // options.poolTimeoutMs: how long the threaded build's pool may take to start (every worker's
 // module loaded) before it counts as failed: POOL_TIMEOUT_MS by default.
-export async function loadAttention({ wasmBinary = null, simd = 'auto', fast = false, threads = 'auto', poolTimeoutMs = POOL_TIMEOUT_MS } = {}) {
+export async function loadAttention(options = {}) {
+  const { wasmBinary = null, simd = 'auto', fast = false, threads = 'auto', poolTimeoutMs = POOL_TIMEOUT_MS } = options ?? {};
   if (!['auto', 'relaxed', 'simd128'].includes(simd)) throw new Error(`loadAttention: simd is '${simd}': it must be 'auto', 'relaxed' or 'simd128'`);
   if (simd === 'relaxed' && !hasRelaxedSimd()) throw new Error("loadAttention: simd is 'relaxed' but this engine does not validate relaxed SIMD (f32x4.relaxed_madd)");
   if (fast && wasmBinary) throw new Error('loadAttention: wasmBinary is the small build\'s bytes: leave fast out with it');

@@ -138,7 +138,7 @@ function attempt(core) {
     } else if (r < 0.55) {
       const scenario = edits(structuredClone(pick(scenarios)));
       const call = pick(['run', 'run', 'generator', 'trainer']);
-      const made = core[call](scenario);
+      const made = core[call](scenario, rand() < 0.1 ? pick([null, { weights: odd() }]) : undefined);
       if (call !== 'run') made.delete();
     } else if (r < 0.9) {
       const folder = pick(folders);

@@ -56,6 +56,16 @@ test('damaged weights files give their errors and the core keeps working', () =>
     assert.equal(good(), first);
   }
   assert.throws(() => core.run(scenario), /the file is not loaded/);
+  // weights that are no file's bytes: a number n became n zero bytes, a string none, a list its values
+  for (const [weights, kind] of [[5, '5'], ['x', '"x"'], [{}, 'Object'], [[1, 2], 'Array']])
+    assert.throws(() => core.run(scenario, { weights }), (e) => e.field === 'weights'
+      && e.message === `options.weights must be the file's bytes (a Uint8Array or an ArrayBuffer), got ${kind}`, kind);
+  // the same bytes as an ArrayBuffer or through another view; options null as none
+  const bytes = read('causal_mha_f32.safetensors');
+  const copy = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength);
+  assert.equal(core.run(scenario, { weights: copy }).outputs[0].data[0], first);
+  assert.equal(core.run(scenario, { weights: new DataView(copy) }).outputs[0].data[0], first);
+  assert.throws(() => core.run(scenario, null), /the file is not loaded/);
 });
 
 test('weightsListing names every tensor with dtype and shape; a damaged file throws', () => {
