@@ -151,7 +151,7 @@ function encode(scenario, options) {
 }
 
 export function throwIfFailed(obj) {
-  if (!obj.ok()) throw Object.assign(new Error(obj.error()), { field: obj.errorField() || null });
+  if (!obj.ok()) throw fieldError(obj.errorField() || null, obj.error());
 }
 
 // Numbers the core copies as float32 values or sizes: a list or a typed array (not BigInt64Array,

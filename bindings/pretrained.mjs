@@ -9,7 +9,7 @@
 import { fieldError, Generation, shown, throwIfFailed } from './attention.mjs';
 
 const full = (core) => {
-  if (!core._m.pretrainedPlan) throw Object.assign(new Error('this build of the core has no model folders: load the full build (loadAttention({fast: true}))'), { field: 'pretrained' });
+  if (!core._m.pretrainedPlan) throw fieldError('pretrained', 'this build of the core has no model folders: load the full build (loadAttention({fast: true}))');
   return core._m;
 };
 
@@ -27,7 +27,7 @@ export function pretrainedPlan(core, options) {
     if (typeof v !== 'function' && !(v && typeof v === 'object'))
       throw fieldError('pretrained', `pretrainedPlan: ${name} must be {name: ${name === 'files' ? 'Uint8Array' : 'bytes'}} or a function of the file's name, got ${shown(v)}`);
   const out = JSON.parse(full(core).pretrainedPlan(label, files, sizes, maxBytes, headers));
-  if (out.error) throw Object.assign(new Error(out.error), { field: out.field || 'pretrained' });
+  if (out.error) throw fieldError(out.field || 'pretrained', out.error);
   return out;
 }
 
